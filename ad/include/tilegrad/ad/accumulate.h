@@ -1,0 +1,49 @@
+// Accumulating contributions into a gradient array with a strategy chosen at run time (CPU or CUDA).
+#pragma once
+#include <cstdint>
+
+#include "tilegrad/ad/accumulation.h"
+#include "tilegrad/core/buffer.h"
+#include "tilegrad/core/workspace.h"
+
+namespace tilegrad {
+
+// `count` records; record i adds values[i * width + c] to parameter ids[i], component c.
+struct Contributions {
+  View<const std::uint32_t> ids;     // [count]; optional for Owned (checked against the segments if given)
+  View<const float> values;          // [count * width], row-major
+  int width = 1;                     // D, 1..32
+  View<const std::uint32_t> offsets; // Owned only: records of parameter p are [offsets[p], offsets[p + 1])
+                                     // [num_params + 1], offsets[0] = 0, offsets[num_params] = count
+  std::size_t count() const { return width > 0 ? values.size() / static_cast<std::size_t>(width) : 0; }
+};
+
+struct AccumulateOptions {
+  // Validate ids (< num_params) and Owned offsets; on CUDA this costs one device-to-host read per call.
+  bool check = true;
+};
+
+class Accumulator {
+ public:
+  explicit Accumulator(Device device = Device::Cpu);
+
+  Device device() const { return m_workspace.device(); }
+
+  // grad[p * width + c] += sum of all contributions to (p, c), for p < num_params = grad.size() / width.
+  // All buffers must live on this accumulator's device. Empty input is a no-op.
+  void accumulate(Accumulation strategy, const Contributions& in, View<float> grad,
+                  const AccumulateOptions& options = {});
+
+  // The deterministic segmented sum alone: grad[p] += exact sum of rows [offsets[p], offsets[p + 1]).
+  // This is what the Owned strategy runs, exposed for producers that lay out records per owner themselves.
+  void segmented_sum(View<const float> values, int width, View<const std::uint32_t> offsets, View<float> grad,
+                     const AccumulateOptions& options = {});
+
+  // Scratch memory currently held (sort buffers, chunk partials).
+  std::size_t workspace_bytes() const { return m_workspace.bytes(); }
+
+ private:
+  Workspace m_workspace;
+};
+
+}  // namespace tilegrad

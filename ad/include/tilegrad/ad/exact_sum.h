@@ -1,0 +1,54 @@
+// Order-independent, exactly reproducible sums of floats (the per-element math of the deterministic
+// strategies), shared by the CPU and CUDA backends.
+//
+// A segment of L values is summed per component as follows: m = max |x| over the segment; every value is
+// scaled by 2^k, with k chosen so that |x| 2^k < 2^(62 - ceil(log2 L)), rounded to the nearest int64 and the
+// integers are added. Integer addition is associative, so the result does not depend on the order of the
+// values, on how the work is split between threads, or on the backend: the same bits everywhere. Precision:
+// each value is rounded at 2^-(62 - ceil(log2 L)) of the segment maximum (far below float resolution), and
+// the total is rounded once to float. Non-finite inputs give NaN (any NaN, or +inf and -inf together) or
+// the signed infinity, which is also order-independent.
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+#include "tilegrad/core/common.h"
+
+namespace tilegrad::exact {
+
+enum : unsigned { kNaN = 1u, kPosInf = 2u, kNegInf = 4u };
+
+TG_HD TG_INLINE unsigned nonfinite_flags(float x) {
+  if (x != x) return kNaN;
+  if (x == INFINITY) return kPosInf;
+  if (x == -INFINITY) return kNegInf;
+  return 0u;
+}
+
+// The result of a segment whose flags are non-zero.
+TG_HD TG_INLINE float nonfinite_result(unsigned flags) {
+  if ((flags & kNaN) || ((flags & kPosInf) && (flags & kNegInf))) return NAN;
+  return (flags & kPosInf) ? INFINITY : -INFINITY;
+}
+
+// ceil(log2(count)) for count >= 1.
+TG_HD TG_INLINE int headroom_bits(std::uint32_t count) {
+  int h = 0;
+  while (h < 32 && (std::uint64_t(1) << h) < count) ++h;
+  return h;
+}
+
+// Exponent k such that every |x| <= max_abs satisfies |x| 2^k < 2^(62 - headroom_bits(count)).
+TG_HD TG_INLINE int scale_exponent(float max_abs, std::uint32_t count) {
+  int e = 0;
+  frexpf(max_abs, &e);  // max_abs = f 2^e with f in [0.5, 1), or e = 0 for max_abs = 0
+  return 62 - headroom_bits(count) - e;
+}
+
+TG_HD TG_INLINE long long quantize(float x, int k) { return llrint(ldexp(static_cast<double>(x), k)); }
+
+TG_HD TG_INLINE float dequantize(long long sum, int k) {
+  return static_cast<float>(ldexp(static_cast<double>(sum), -k));
+}
+
+}  // namespace tilegrad::exact

@@ -1,0 +1,31 @@
+// Internal: the per-backend implementations behind accumulate.h. Arguments are validated by the caller.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "tilegrad/ad/accumulation.h"
+#include "tilegrad/core/config.h"
+#include "tilegrad/core/workspace.h"
+
+namespace tilegrad::ad_backend {
+
+struct Problem {
+  const std::uint32_t* ids;      // may be null for Owned
+  const float* values;
+  const std::uint32_t* offsets;  // Owned
+  std::size_t count;
+  std::size_t num_params;
+  int width;
+  float* grad;
+  bool check;
+};
+
+// Bits of the error word the implementations report (0 = fine).
+enum : unsigned { kIdOutOfRange = 1u, kBadOffsets = 2u, kIdOutsideSegment = 4u };
+
+unsigned accumulate_cpu(Accumulation strategy, const Problem& p);
+#if TILEGRAD_WITH_CUDA
+unsigned accumulate_cuda(Accumulation strategy, const Problem& p, Workspace& ws);
+#endif
+
+}  // namespace tilegrad::ad_backend

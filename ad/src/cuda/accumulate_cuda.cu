@@ -1,0 +1,104 @@
+// CUDA accumulation: validation, the Atomic and WarpAggregated kernels, and dispatch of the deterministic
+// strategies (sort_reduce.cu, segmented_sum.cu).
+#include <cstdint>
+
+#include "kernels.h"
+#include "tilegrad/ad/cuda/accumulate_device.cuh"
+#include "tilegrad/core/cuda/launch.cuh"
+
+namespace tilegrad::ad_backend {
+namespace {
+
+using cuda::global_thread;
+constexpr unsigned kBlock = 256;
+
+__global__ void check_ids_kernel(const std::uint32_t* ids, std::size_t n, std::size_t num_params,
+                                 unsigned* errors) {
+  const std::size_t i = global_thread();
+  if (i < n && ids[i] >= num_params) atomicOr(errors, kIdOutOfRange);
+}
+
+__global__ void check_offsets_kernel(const std::uint32_t* offsets, std::size_t num_params, std::size_t count,
+                                     unsigned* errors) {
+  const std::size_t s = global_thread();
+  if (s >= num_params) return;
+  if ((s == 0 && offsets[0] != 0) || (s + 1 == num_params && offsets[num_params] != count) ||
+      offsets[s + 1] < offsets[s])
+    atomicOr(errors, kBadOffsets);
+}
+
+// Run after check_offsets succeeded: every id stored in segment s must be s.
+__global__ void check_ids_in_segments_kernel(const std::uint32_t* ids, const std::uint32_t* offsets,
+                                             std::size_t num_params, std::size_t count, unsigned* errors) {
+  const std::size_t i = global_thread();
+  if (i >= count) return;
+  std::size_t lo = 0, hi = num_params;  // last s with offsets[s] <= i
+  while (hi - lo > 1) {
+    const std::size_t mid = (lo + hi) / 2;
+    if (offsets[mid] <= i) lo = mid; else hi = mid;
+  }
+  if (ids[i] != lo) atomicOr(errors, kIdOutsideSegment);
+}
+
+__global__ void atomic_kernel(const std::uint32_t* ids, const float* values, std::size_t n, int width,
+                              float* grad) {
+  const std::size_t i = global_thread();
+  if (i < n) cuda::atomic_add_row(grad, ids[i], values + i * width, width);
+}
+
+__global__ void warp_aggregated_kernel(const std::uint32_t* ids, const float* values, std::size_t n, int width,
+                                       float* grad) {
+  const std::size_t i = global_thread();
+  const bool valid = i < n;
+  cuda::warp_aggregated_add_row(grad, valid ? ids[i] : 0u, values + (valid ? i : 0) * width, width, valid);
+}
+
+unsigned read_errors(const unsigned* d_errors) {
+  unsigned errors = 0;
+  TG_CUDA_CHECK(cudaMemcpy(&errors, d_errors, sizeof(unsigned), cudaMemcpyDeviceToHost));
+  return errors;
+}
+
+unsigned validate(Accumulation strategy, const Problem& p, Workspace& ws) {
+  unsigned* d_errors = ws.slot<unsigned>(cuda_impl::kSlotErrorFlag, 1);
+  TG_CUDA_CHECK(cudaMemsetAsync(d_errors, 0, sizeof(unsigned)));
+  if (strategy != Accumulation::Owned) {
+    cuda::launch(check_ids_kernel, p.count, kBlock, 0, p.ids, p.count, p.num_params, d_errors);
+    return read_errors(d_errors);
+  }
+  cuda::launch(check_offsets_kernel, p.num_params, kBlock, 0, p.offsets, p.num_params, p.count, d_errors);
+  unsigned errors = read_errors(d_errors);
+  if (errors || !p.ids) return errors;
+  cuda::launch(check_ids_in_segments_kernel, p.count, kBlock, 0, p.ids, p.offsets, p.num_params, p.count, d_errors);
+  return read_errors(d_errors);
+}
+
+}  // namespace
+
+unsigned accumulate_cuda(Accumulation strategy, const Problem& p, Workspace& ws) {
+  if (p.check) {
+    const unsigned errors = validate(strategy, p, ws);
+    if (errors) return errors;
+  }
+  switch (strategy) {
+    case Accumulation::Atomic:
+      cuda::launch(atomic_kernel, p.count, kBlock, 0, p.ids, p.values, p.count, p.width, p.grad);
+      break;
+    case Accumulation::WarpAggregated:
+      cuda::launch(warp_aggregated_kernel, p.count, kBlock, 0, p.ids, p.values, p.count, p.width, p.grad);
+      break;
+    case Accumulation::SortReduce: {
+      std::uint32_t* perm = ws.slot<std::uint32_t>(cuda_impl::kSlotSortPerm, p.count);
+      std::uint32_t* offsets = ws.slot<std::uint32_t>(cuda_impl::kSlotOffsets, p.num_params + 1);
+      cuda_impl::sort_records(p.ids, p.count, p.num_params, perm, offsets, ws, 0);
+      cuda_impl::segmented_sum(p.values, perm, offsets, p.num_params, p.count, p.width, p.grad, ws, 0);
+      break;
+    }
+    case Accumulation::Owned:
+      cuda_impl::segmented_sum(p.values, nullptr, p.offsets, p.num_params, p.count, p.width, p.grad, ws, 0);
+      break;
+  }
+  return 0;
+}
+
+}  // namespace tilegrad::ad_backend

@@ -1,0 +1,57 @@
+# Helpers: one library target per module (CPU sources always, CUDA sources when the backend is on),
+# and GoogleTest executables labelled cpu or gpu.
+include_guard(GLOBAL)
+
+# tilegrad_add_module(<name> SOURCES ... CUDA_SOURCES ... DEPENDS ...)
+# Creates target tilegrad_<name>, alias tilegrad::<name>, exported as tilegrad::<name>.
+function(tilegrad_add_module name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;CUDA_SOURCES;DEPENDS;PRIVATE_DEPENDS" ${ARGN})
+  set(target tilegrad_${name})
+  set(sources ${ARG_SOURCES})
+  if(TILEGRAD_WITH_CUDA)
+    list(APPEND sources ${ARG_CUDA_SOURCES})
+  endif()
+  add_library(${target} STATIC ${sources})
+  add_library(tilegrad::${name} ALIAS ${target})
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${name} OUTPUT_NAME tilegrad_${name})
+  target_include_directories(${target} PUBLIC
+    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
+    PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+  target_link_libraries(${target} PUBLIC ${ARG_DEPENDS} PRIVATE ${ARG_PRIVATE_DEPENDS})
+  tilegrad_target_flags(${target})
+  if(TILEGRAD_WITH_CUDA)
+    set_target_properties(${target} PROPERTIES CUDA_RUNTIME_LIBRARY Shared)
+  endif()
+  set_property(GLOBAL APPEND PROPERTY TILEGRAD_EXPORTED_TARGETS ${target})
+  install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endfunction()
+
+function(tilegrad_target_flags target)
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:${TILEGRAD_CXX_WARNINGS}>
+    $<$<COMPILE_LANGUAGE:CUDA>:${TILEGRAD_CUDA_WARNINGS} --expt-relaxed-constexpr>)
+  if(TILEGRAD_OPENMP AND OpenMP_CXX_FOUND)
+    target_link_libraries(${target} PRIVATE OpenMP::OpenMP_CXX)
+  endif()
+endfunction()
+
+# tilegrad_add_test(<name> LABEL cpu|gpu SOURCES ... CUDA_SOURCES ... DEPENDS ...)
+# GPU tests are built whenever the CUDA backend is; they skip (not fail) when no device is present.
+function(tilegrad_add_test name)
+  cmake_parse_arguments(ARG "" "LABEL" "SOURCES;CUDA_SOURCES;DEPENDS" ${ARGN})
+  if(ARG_LABEL STREQUAL "gpu" AND NOT TILEGRAD_WITH_CUDA)
+    return()
+  endif()
+  set(sources ${ARG_SOURCES})
+  if(TILEGRAD_WITH_CUDA)
+    list(APPEND sources ${ARG_CUDA_SOURCES})
+  endif()
+  add_executable(${name} ${sources})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPENDS} tilegrad_test_support GTest::gtest_main)
+  tilegrad_target_flags(${name})
+  gtest_discover_tests(${name}
+    DISCOVERY_MODE PRE_TEST
+    PROPERTIES LABELS ${ARG_LABEL} SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
+    WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+endfunction()

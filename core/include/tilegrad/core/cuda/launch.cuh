@@ -1,0 +1,43 @@
+// Kernel launch helpers for .cu files: grid sizing, early return on empty work, launch checks.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+
+#include "tilegrad/core/cuda/check.h"
+
+namespace tilegrad::cuda {
+
+constexpr int kWarpSize = 32;
+
+inline unsigned blocks_for(std::size_t n, unsigned block) {
+  return static_cast<unsigned>((n + block - 1) / block);
+}
+
+// Number of blocks for a grid-stride kernel: enough to fill the GPU, never more than the work needs.
+inline unsigned persistent_blocks(std::size_t work_items, unsigned block, unsigned blocks_per_sm = 8) {
+  static int sms = [] {
+    int device = 0, count = 0;
+    TG_CUDA_CHECK(cudaGetDevice(&device));
+    TG_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+    return count;
+  }();
+  const std::size_t cap = static_cast<std::size_t>(sms) * blocks_per_sm;
+  return static_cast<unsigned>(std::max<std::size_t>(1, std::min(cap, (work_items + block - 1) / block)));
+}
+
+// launch(kernel, n, block, stream, args...): one thread per item; returns at once when n == 0.
+template <class Kernel, class... Args>
+void launch(Kernel kernel, std::size_t n, unsigned block, cudaStream_t stream, Args... args) {
+  if (n == 0) return;
+  kernel<<<blocks_for(n, block), block, 0, stream>>>(args...);
+  TG_CUDA_CHECK_LAUNCH();
+}
+
+__device__ inline std::size_t global_thread() {
+  return static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ inline unsigned lane_id() { return threadIdx.x & (kWarpSize - 1); }
+
+}  // namespace tilegrad::cuda

@@ -1,0 +1,66 @@
+// Typed exceptions: errors the user caused (bad input, shapes, files, devices) vs broken invariants.
+#pragma once
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace tilegrad {
+
+// Base of everything tilegrad throws.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// Wrong argument: shape, size, range, NaN where a number is required, device mismatch.
+class InvalidArgument : public Error {
+ public:
+  using Error::Error;
+};
+// A file that is missing, unreadable, truncated or malformed; the message names the file.
+class IoError : public Error {
+ public:
+  using Error::Error;
+};
+// A feature this build or machine lacks (CUDA requested without a CUDA build or device).
+class Unsupported : public Error {
+ public:
+  using Error::Error;
+};
+// A CUDA runtime call or kernel launch failed.
+class CudaError : public Error {
+ public:
+  using Error::Error;
+};
+// A broken internal invariant: a bug in tilegrad, not in the caller's input.
+class InternalError : public Error {
+ public:
+  using Error::Error;
+};
+
+namespace detail {
+template <class... Args>
+std::string concat(const Args&... args) {
+  std::ostringstream os;
+  (os << ... << args);
+  return os.str();
+}
+[[noreturn]] void throw_internal(const char* file, int line, const std::string& what);
+}  // namespace detail
+
+}  // namespace tilegrad
+
+// User-facing precondition: throws ExceptionType with the streamed message.
+#define TG_REQUIRE(cond, ExceptionType, ...)                                  \
+  do {                                                                        \
+    if (!(cond)) throw ExceptionType(::tilegrad::detail::concat(__VA_ARGS__)); \
+  } while (0)
+
+#define TG_CHECK_ARG(cond, ...) TG_REQUIRE(cond, ::tilegrad::InvalidArgument, __VA_ARGS__)
+
+// Internal invariant: a failure is a tilegrad bug; the message carries file and line.
+#define TG_ASSERT(cond, ...)                                                              \
+  do {                                                                                    \
+    if (!(cond))                                                                          \
+      ::tilegrad::detail::throw_internal(__FILE__, __LINE__,                              \
+                                         ::tilegrad::detail::concat(#cond " ", __VA_ARGS__)); \
+  } while (0)

@@ -1,0 +1,102 @@
+// Scalar math for float and double, identical in host and device code. The AD layer adds overloads of the
+// same names for its derivative types, so per-element code calls them unqualified inside namespace tilegrad.
+#pragma once
+#include <cmath>
+#include <type_traits>
+
+#include "tilegrad/core/common.h"
+
+namespace tilegrad {
+
+// The scalar functions are templates restricted to float and double: inside namespace tilegrad they are
+// found first; outside it (with a using-directive) they do not clash with the C library's ::sin(double).
+template <class T>
+using if_real_t = std::enable_if_t<std::is_same_v<T, float> || std::is_same_v<T, double>, int>;
+
+#define TG_SCALAR_UNARY(name, ffun, dfun)          \
+  template <class T, if_real_t<T> = 0>             \
+  TG_HD TG_INLINE T name(T x) {                    \
+    if constexpr (std::is_same_v<T, float>) {      \
+      return ffun(x);                              \
+    } else {                                       \
+      return dfun(x);                              \
+    }                                              \
+  }
+
+TG_SCALAR_UNARY(sqrt, ::sqrtf, ::sqrt)
+TG_SCALAR_UNARY(exp, ::expf, ::exp)
+TG_SCALAR_UNARY(log, ::logf, ::log)
+TG_SCALAR_UNARY(sin, ::sinf, ::sin)
+TG_SCALAR_UNARY(cos, ::cosf, ::cos)
+TG_SCALAR_UNARY(tan, ::tanf, ::tan)
+TG_SCALAR_UNARY(asin, ::asinf, ::asin)
+TG_SCALAR_UNARY(acos, ::acosf, ::acos)
+TG_SCALAR_UNARY(atan, ::atanf, ::atan)
+TG_SCALAR_UNARY(tanh, ::tanhf, ::tanh)
+TG_SCALAR_UNARY(abs, ::fabsf, ::fabs)
+#undef TG_SCALAR_UNARY
+
+template <class T, if_real_t<T> = 0>
+TG_HD TG_INLINE T rsqrt(T x) {
+#if TG_DEVICE_PASS
+  if constexpr (std::is_same_v<T, float>) {
+    return ::rsqrtf(x);
+  } else {
+    return ::rsqrt(x);
+  }
+#else
+  return T(1) / sqrt(x);
+#endif
+}
+template <class T, if_real_t<T> = 0>
+TG_HD TG_INLINE T pow(T x, T y) {
+  if constexpr (std::is_same_v<T, float>) {
+    return ::powf(x, y);
+  } else {
+    return ::pow(x, y);
+  }
+}
+template <class T, if_real_t<T> = 0>
+TG_HD TG_INLINE T atan2(T y, T x) {
+  if constexpr (std::is_same_v<T, float>) {
+    return ::atan2f(y, x);
+  } else {
+    return ::atan2(y, x);
+  }
+}
+
+// min/max/clamp return the first argument on ties; clamp keeps x on the edges (lo <= x <= hi).
+template <class T>
+TG_HD TG_INLINE T min(const T& a, const T& b) {
+  return b < a ? b : a;
+}
+template <class T>
+TG_HD TG_INLINE T max(const T& a, const T& b) {
+  return a < b ? b : a;
+}
+TG_HD TG_INLINE float clamp(float x, float lo, float hi) { return x < lo ? lo : (hi < x ? hi : x); }
+TG_HD TG_INLINE double clamp(double x, double lo, double hi) { return x < lo ? lo : (hi < x ? hi : x); }
+
+template <class T, if_real_t<T> = 0>
+TG_HD TG_INLINE T sigmoid(T x) {
+  return T(1) / (T(1) + exp(-x));
+}
+
+template <class T>
+TG_HD TG_INLINE T sqr(const T& x) {
+  return x * x;
+}
+
+#if TG_DEVICE_PASS
+TG_HD TG_INLINE bool is_finite(float x) { return ::isfinite(x); }
+TG_HD TG_INLINE bool is_finite(double x) { return ::isfinite(x); }
+#else
+TG_HD TG_INLINE bool is_finite(float x) { return std::isfinite(x); }
+TG_HD TG_INLINE bool is_finite(double x) { return std::isfinite(x); }
+#endif
+
+// The plain value of a scalar; the AD layer overloads it for derivative types.
+TG_HD TG_INLINE float value(float x) { return x; }
+TG_HD TG_INLINE double value(double x) { return x; }
+
+}  // namespace tilegrad

@@ -1,0 +1,23 @@
+// Raw, device-tagged memory: allocation (host heap or cudaMalloc, never managed memory), copies, statistics.
+#pragma once
+#include <cstddef>
+
+#include "tilegrad/core/device.h"
+
+namespace tilegrad::memory {
+
+void* allocate(Device device, std::size_t bytes);
+void release(Device device, void* ptr) noexcept;
+// Copies `bytes` between any two devices; synchronous with respect to the host.
+void copy(void* dst, Device dst_device, const void* src, Device src_device, std::size_t bytes);
+void fill_zero(void* ptr, Device device, std::size_t bytes);
+
+// Bytes currently held and the peak since the last reset, for allocations made through this module.
+struct Stats {
+  std::size_t current = 0;
+  std::size_t peak = 0;
+};
+Stats stats(Device device);
+void reset_peak(Device device);
+
+}  // namespace tilegrad::memory

@@ -1,0 +1,17 @@
+// Internal entry points of the CUDA runtime wrappers (defined only in CUDA builds).
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace tilegrad::cuda_backend {
+
+int device_count();
+std::string describe_device();
+void synchronize();
+void* allocate(std::size_t bytes);
+void release(void* ptr) noexcept;
+// kind: 0 host->device, 1 device->host, 2 device->device
+void copy(void* dst, const void* src, std::size_t bytes, int kind);
+void fill_zero(void* ptr, std::size_t bytes);
+
+}  // namespace tilegrad::cuda_backend

@@ -1,0 +1,47 @@
+// CUDA runtime wrappers behind memory.h and device.h (plain C++ against cudart; no kernels here).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <mutex>
+
+#include "../backend.h"
+#include "tilegrad/core/cuda/check.h"
+
+namespace tilegrad::cuda_backend {
+namespace {
+
+// Stream-ordered pool allocation keeps per-frame buffers cheap; the pool keeps freed memory
+// (release threshold = max) so a training loop does not return memory to the driver each step.
+void configure_pool_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    int device = 0;
+    TG_CUDA_CHECK(cudaGetDevice(&device));
+    cudaMemPool_t pool;
+    TG_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+    std::uint64_t threshold = UINT64_MAX;
+    TG_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  });
+}
+
+}  // namespace
+
+void* allocate(std::size_t bytes) {
+  configure_pool_once();
+  void* ptr = nullptr;
+  TG_CUDA_CHECK(cudaMallocAsync(&ptr, bytes, 0));
+  return ptr;
+}
+
+void release(void* ptr) noexcept { TG_CUDA_CHECK_NOTHROW(cudaFreeAsync(ptr, 0)); }
+
+void copy(void* dst, const void* src, std::size_t bytes, int kind) {
+  cudaMemcpyKind k = kind == 0 ? cudaMemcpyHostToDevice : (kind == 1 ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice);
+  TG_CUDA_CHECK(cudaMemcpy(dst, src, bytes, k));
+}
+
+void fill_zero(void* ptr, std::size_t bytes) { TG_CUDA_CHECK(cudaMemsetAsync(ptr, 0, bytes, 0)); }
+
+void synchronize() { TG_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+}  // namespace tilegrad::cuda_backend

@@ -1,0 +1,89 @@
+// Accumulation on CUDA: equal to the CPU backend (bitwise for the deterministic strategies), bitwise
+// repeatable, order independent, long segments (chunked path), errors.
+#include <gtest/gtest.h>
+
+#include "accumulate_fixtures.h"
+#include "test_support.h"
+
+using namespace tilegrad;
+using test::Records;
+
+namespace {
+std::vector<float> run(Accumulation s, const Records& r, Device d, const std::vector<std::uint32_t>* offsets = nullptr) {
+  return test::accumulate_records(s, r, offsets, {}, d);
+}
+struct Shape {
+  std::size_t count, num_params, keys;
+  int width;
+  bool coherent;
+};
+}  // namespace
+
+TEST(AccumulateCuda, MatchesTheCpuBackend) {
+  TG_REQUIRE_CUDA();
+  // Short segments only, long (chunked) segments, one giant segment, wide rows.
+  for (Shape sh : {Shape{100000, 100000, 100000, 9, false}, Shape{200000, 4096, 16, 9, true},
+                   Shape{300000, 1, 1, 1, false}, Shape{300000, 3, 3, 9, false}, Shape{50000, 512, 40, 32, true},
+                   Shape{77777, 1000, 1000, 5, true}}) {
+    SCOPED_TRACE(::testing::Message() << sh.count << " records, " << sh.keys << " keys, width " << sh.width);
+    const Records r = test::make_records(sh.count, sh.num_params, sh.keys, sh.width, sh.coherent, 17);
+    const auto ref = test::reference_sums(r);
+    const auto grouped = test::group_by_owner(r);
+    const auto cpu_sort = run(Accumulation::SortReduce, r, Device::Cpu);
+    EXPECT_TRUE(test::bitwise_equal(run(Accumulation::SortReduce, r, Device::Cuda), cpu_sort));
+    EXPECT_TRUE(test::bitwise_equal(run(Accumulation::Owned, grouped.records, Device::Cuda, &grouped.offsets), cpu_sort));
+    EXPECT_LT(test::worst_error(run(Accumulation::Atomic, r, Device::Cuda), ref), 1e-5);
+    EXPECT_LT(test::worst_error(run(Accumulation::WarpAggregated, r, Device::Cuda), ref), 1e-5);
+  }
+}
+
+TEST(AccumulateCuda, DeterministicStrategiesRepeatBitwiseAndIgnoreOrder) {
+  TG_REQUIRE_CUDA();
+  const Records r = test::make_records(1 << 20, 1 << 12, 1 << 12, 9, true, 23);
+  const auto grouped = test::group_by_owner(r);
+  const auto sorted = run(Accumulation::SortReduce, r, Device::Cuda);
+  const auto owned = run(Accumulation::Owned, grouped.records, Device::Cuda, &grouped.offsets);
+  EXPECT_TRUE(test::bitwise_equal(sorted, owned));
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_TRUE(test::bitwise_equal(run(Accumulation::SortReduce, r, Device::Cuda), sorted)) << "run " << i;
+    EXPECT_TRUE(test::bitwise_equal(run(Accumulation::Owned, grouped.records, Device::Cuda, &grouped.offsets), owned));
+  }
+  EXPECT_TRUE(test::bitwise_equal(run(Accumulation::SortReduce, test::permute(r, 99), Device::Cuda), sorted));
+  const Records shuffled = test::permute(grouped.records, 7, &grouped.offsets);
+  EXPECT_TRUE(test::bitwise_equal(run(Accumulation::Owned, shuffled, Device::Cuda, &grouped.offsets), owned));
+}
+
+TEST(AccumulateCuda, ErrorsAreReportedAndNothingIsWritten) {
+  TG_REQUIRE_CUDA();
+  Records r = test::make_records(5000, 100, 100, 2, false, 4);
+  r.ids[4321] = 100;
+  for (Accumulation s : {Accumulation::Atomic, Accumulation::WarpAggregated, Accumulation::SortReduce}) {
+    EXPECT_THROW(run(s, r, Device::Cuda), InvalidArgument) << to_string(s);
+  }
+  r.ids[4321] = 3;
+  const auto grouped = test::group_by_owner(r);
+  auto bad = grouped.offsets;
+  bad[50] = bad[51] + 1;
+  EXPECT_THROW(run(Accumulation::Owned, grouped.records, Device::Cuda, &bad), InvalidArgument);
+  EXPECT_THROW(run(Accumulation::Owned, r, Device::Cuda, &grouped.offsets), InvalidArgument);
+  // CPU buffers given to a CUDA accumulator: device mismatch.
+  auto ids = Buffer<std::uint32_t>::from(r.ids, Device::Cpu);
+  auto values = Buffer<float>::from(r.values, Device::Cpu);
+  auto g = Buffer<float>::zeros(200, Device::Cuda);
+  Accumulator acc(Device::Cuda);
+  EXPECT_THROW(acc.accumulate(Accumulation::Atomic, Contributions{ids.view(), values.view(), 2, {}}, g.view()),
+               InvalidArgument);
+}
+
+TEST(AccumulateCuda, EmptyInputIsANoOp) {
+  TG_REQUIRE_CUDA();
+  Records r;
+  r.num_params = 5;
+  r.width = 2;
+  std::vector<std::uint32_t> offsets(6, 0);
+  for (Accumulation s : kAllAccumulations) {
+    const auto got = test::accumulate_records(s, r, s == Accumulation::Owned ? &offsets : nullptr,
+                                              std::vector<float>(10, 1.5f), Device::Cuda);
+    EXPECT_EQ(got, std::vector<float>(10, 1.5f)) << to_string(s);
+  }
+}

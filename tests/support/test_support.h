@@ -1,0 +1,59 @@
+// Shared helpers for the test suites: CUDA skipping, random inputs, tolerant comparisons.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tilegrad/core/device.h"
+
+// Skips the current test (not a failure) when no CUDA device can be used, saying why.
+#define TG_REQUIRE_CUDA()                                                                 \
+  do {                                                                                    \
+    if (!::tilegrad::cuda_available())                                                    \
+      GTEST_SKIP() << "needs a CUDA device: " << ::tilegrad::cuda_device_description();   \
+  } while (0)
+
+namespace tilegrad::test {
+
+// Path of the shared real-data folder (../shared/data from the repository), or "" when absent.
+std::string shared_data_dir();
+
+// Skips when the shared data folder (or a file inside it) is absent.
+#define TG_REQUIRE_SHARED_DATA(relative)                                                          \
+  do {                                                                                            \
+    if (::tilegrad::test::shared_data_dir().empty() ||                                            \
+        !::tilegrad::test::path_exists(::tilegrad::test::shared_data_dir() + "/" + (relative)))   \
+      GTEST_SKIP() << "shared dataset '" << (relative) << "' not found (set TILEGRAD_SHARED_DATA)"; \
+  } while (0)
+bool path_exists(const std::string& path);
+
+inline std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+inline bool bitwise_equal(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+}
+
+// max_i |a_i - b_i| / max(|b_i|, floor): relative error that tolerates tiny reference entries.
+template <class A, class B>
+double max_relative_error(const std::vector<A>& a, const std::vector<B>& b, double floor = 1e-6) {
+  double worst = 0.0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    const double ref = static_cast<double>(b[i]);
+    const double err = std::fabs(static_cast<double>(a[i]) - ref) / std::fmax(std::fabs(ref), floor);
+    worst = std::fmax(worst, std::isnan(err) ? INFINITY : err);
+  }
+  return worst;
+}
+
+}  // namespace tilegrad::test
