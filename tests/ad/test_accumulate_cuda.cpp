@@ -26,7 +26,7 @@ TEST(AccumulateCuda, MatchesTheCpuBackend) {
                    Shape{300000, 1, 1, 1, false}, Shape{300000, 3, 3, 9, false}, Shape{50000, 512, 40, 32, true},
                    Shape{77777, 1000, 1000, 5, true}}) {
     SCOPED_TRACE(::testing::Message() << sh.count << " records, " << sh.keys << " keys, width " << sh.width);
-    const Records r = test::make_records(sh.count, sh.num_params, sh.keys, sh.width, sh.coherent, 17);
+    const Records r = test::make_records(test::scaled(sh.count), sh.num_params, sh.keys, sh.width, sh.coherent, 17);
     const auto ref = test::reference_sums(r);
     const auto grouped = test::group_by_owner(r);
     const auto cpu_sort = run(Accumulation::SortReduce, r, Device::Cpu);
@@ -39,7 +39,7 @@ TEST(AccumulateCuda, MatchesTheCpuBackend) {
 
 TEST(AccumulateCuda, DeterministicStrategiesRepeatBitwiseAndIgnoreOrder) {
   TG_REQUIRE_CUDA();
-  const Records r = test::make_records(1 << 20, 1 << 12, 1 << 12, 9, true, 23);
+  const Records r = test::make_records(test::scaled(1 << 20), 1 << 12, 1 << 12, 9, true, 23);
   const auto grouped = test::group_by_owner(r);
   const auto sorted = run(Accumulation::SortReduce, r, Device::Cuda);
   const auto owned = run(Accumulation::Owned, grouped.records, Device::Cuda, &grouped.offsets);

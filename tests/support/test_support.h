@@ -32,6 +32,9 @@ std::string shared_data_dir();
   } while (0)
 bool path_exists(const std::string& path);
 
+// Problem sizes for GPU tests: divided by 16 under compute-sanitizer (TILEGRAD_TEST_SCALE=small).
+std::size_t scaled(std::size_t n);
+
 inline std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> dist(lo, hi);

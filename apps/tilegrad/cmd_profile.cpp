@@ -1,0 +1,87 @@
+// `tilegrad profile`: timing and agreement reports of the accumulation strategies on each workload.
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "tilegrad/profiling/accumulation_sweep.h"
+#include "tilegrad/profiling/report.h"
+
+namespace tilegrad::cli {
+namespace {
+
+struct AccumulationArgs {
+  std::string device = "auto";
+  std::size_t count = 0;
+  std::vector<std::size_t> keys;
+  std::vector<std::string> patterns = {"random", "coherent"};
+  std::vector<int> widths = {1, 9};
+  std::vector<std::string> strategies;
+  int warmup = 3;
+  int reps = 20;
+  std::string out;
+  bool json_stdout = false;
+};
+
+void run_accumulation(const AccumulationArgs& a) {
+  profiling::SweepConfig cfg;
+  cfg.device = a.device == "auto" ? default_device() : parse_device(a.device);
+  // The CPU reference is far slower: default to 2^20 contributions there, 2^24 on a GPU.
+  cfg.count = a.count ? a.count : (cfg.device == Device::Cuda ? std::size_t(1) << 24 : std::size_t(1) << 20);
+  if (!a.keys.empty()) cfg.keys = a.keys;
+  cfg.patterns.clear();
+  for (const auto& p : a.patterns) cfg.patterns.push_back(profiling::parse_key_pattern(p));
+  cfg.widths = a.widths;
+  if (!a.strategies.empty()) {
+    cfg.strategies.clear();
+    for (const auto& s : a.strategies) cfg.strategies.push_back(parse_accumulation(s));
+  }
+  cfg.warmup = a.warmup;
+  cfg.reps = a.reps;
+  std::FILE* log = a.json_stdout ? stderr : stdout;
+  std::fprintf(log, "accumulation sweep on %s: %zu contributions per case, median of %d runs after %d warm-up\n",
+               to_string(cfg.device),
+               cfg.count, cfg.reps, cfg.warmup);
+  const auto results = profiling::run_accumulation_sweep(cfg, log);
+  const auto json = profiling::sweep_to_json(cfg, results);
+  const std::string md = profiling::sweep_to_markdown(cfg, results);
+  if (a.json_stdout) {
+    std::printf("%s\n", json.dump(2).c_str());
+  } else {
+    std::printf("\n%s", md.c_str());
+  }
+  if (!a.out.empty()) {
+    profiling::write_text_file(a.out + "/accumulation.json", json.dump(2) + "\n");
+    profiling::write_text_file(a.out + "/accumulation.md", md);
+    std::fprintf(log, "wrote %s/accumulation.json and accumulation.md\n", a.out.c_str());
+  }
+}
+
+}  // namespace
+
+void add_profile_command(CLI::App& app) {
+  auto* profile = app.add_subcommand("profile", "Time every accumulation strategy on the same inputs and check "
+                                                "that they agree");
+  profile->require_subcommand(1);
+
+  auto args = std::make_shared<AccumulationArgs>();
+  auto* acc = profile->add_subcommand("accumulation",
+                                      "Synthetic contention sweep of the AD core: contributions to K keys, random "
+                                      "or coherent (runs of equal ids), row width D");
+  acc->add_option("--device", args->device, "cpu, cuda or auto (cuda when available)")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  acc->add_option("--count", args->count, "Contributions per case (default 2^24 on CUDA, 2^20 on CPU)");
+  acc->add_option("--keys", args->keys, "Numbers of distinct keys (default 1 16 256 4096 1048576)");
+  acc->add_option("--patterns", args->patterns, "Key patterns: random, coherent");
+  acc->add_option("--widths", args->widths, "Row widths D (1..32)")->check(CLI::Range(1, 32));
+  acc->add_option("--strategies", args->strategies,
+                  "Strategies (default all): atomic warp-aggregated sort-reduce owned");
+  acc->add_option("--warmup", args->warmup, "Untimed runs before timing")->check(CLI::NonNegativeNumber);
+  acc->add_option("--reps", args->reps, "Timed runs; the median is reported")->check(CLI::PositiveNumber);
+  acc->add_option("--out", args->out, "Folder for accumulation.json and accumulation.md");
+  acc->add_flag("--json", args->json_stdout, "Print JSON on stdout (progress goes to stderr)");
+  acc->callback([args] { run_accumulation(*args); });
+}
+
+}  // namespace tilegrad::cli
