@@ -52,6 +52,6 @@ function(tilegrad_add_test name)
   tilegrad_target_flags(${name})
   gtest_discover_tests(${name}
     DISCOVERY_MODE PRE_TEST
-    PROPERTIES LABELS ${ARG_LABEL} SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
+    PROPERTIES LABELS ${ARG_LABEL} SKIP_REGULAR_EXPRESSION "  SKIPPED "
     WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
 endfunction()

@@ -1,13 +1,37 @@
 // tilegrad: differentiable 3D Gaussian splatting with lock-free, deterministic backward passes.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 
 #include "commands.h"
 #include "tilegrad/core/config.h"
 #include "tilegrad/core/device.h"
 #include "tilegrad/core/error.h"
+
+namespace tilegrad::cli {
+std::vector<std::pair<const char*, CommandFactory>>& command_registry() {
+  static std::vector<std::pair<const char*, CommandFactory>> registry;
+  return registry;
+}
+std::vector<std::pair<const char*, CommandFactory>>& profile_registry() {
+  static std::vector<std::pair<const char*, CommandFactory>> registry;
+  return registry;
+}
+
+namespace {
+void add_profile_command(CLI::App& app) {
+  auto* profile = app.add_subcommand(
+      "profile", "Run every accumulation strategy on the same inputs, check that they agree, report times");
+  profile->require_subcommand(1);
+  auto& workloads = profile_registry();
+  std::sort(workloads.begin(), workloads.end(), [](const auto& a, const auto& b) { return std::strcmp(a.first, b.first) < 0; });
+  for (const auto& [name, factory] : workloads) factory(*profile);
+}
+}  // namespace
+}  // namespace tilegrad::cli
 
 int main(int argc, char** argv) {
   CLI::App app{"tilegrad " TILEGRAD_VERSION
@@ -19,6 +43,9 @@ int main(int argc, char** argv) {
                 tilegrad::cuda_available() ? tilegrad::cuda_device_description().c_str()
                                            : ("not available (" + tilegrad::cuda_device_description() + ")").c_str());
   });
+  auto& registry = tilegrad::cli::command_registry();
+  std::sort(registry.begin(), registry.end(), [](const auto& a, const auto& b) { return std::strcmp(a.first, b.first) < 0; });
+  for (const auto& [name, factory] : registry) factory(app);
   tilegrad::cli::add_profile_command(app);
   try {
     app.parse(argc, argv);

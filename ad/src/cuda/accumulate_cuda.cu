@@ -88,10 +88,17 @@ unsigned accumulate_cuda(Accumulation strategy, const Problem& p, Workspace& ws)
       cuda::launch(warp_aggregated_kernel, p.count, kBlock, 0, p.ids, p.values, p.count, p.width, p.grad);
       break;
     case Accumulation::SortReduce: {
-      std::uint32_t* perm = ws.slot<std::uint32_t>(cuda_impl::kSlotSortPerm, p.count);
       std::uint32_t* offsets = ws.slot<std::uint32_t>(cuda_impl::kSlotOffsets, p.num_params + 1);
-      cuda_impl::sort_records(p.ids, p.count, p.num_params, perm, offsets, ws, 0);
-      cuda_impl::segmented_sum(p.values, perm, offsets, p.num_params, p.count, p.width, p.grad, ws, 0);
+      std::uint32_t* sorted = ws.slot<std::uint32_t>(cuda_impl::kSlotSortPerm, p.count);
+      if (p.width == 1) {  // the values themselves travel with the keys: no gather afterwards
+        cuda_impl::sort_records(p.ids, p.count, p.num_params, reinterpret_cast<const std::uint32_t*>(p.values), sorted,
+                                offsets, ws, 0);
+        cuda_impl::segmented_sum(reinterpret_cast<const float*>(sorted), nullptr, offsets, p.num_params, p.count, 1,
+                                 p.grad, ws, 0);
+      } else {  // sort record indices, gather rows through the permutation
+        cuda_impl::sort_records(p.ids, p.count, p.num_params, nullptr, sorted, offsets, ws, 0);
+        cuda_impl::segmented_sum(p.values, sorted, offsets, p.num_params, p.count, p.width, p.grad, ws, 0);
+      }
       break;
     }
     case Accumulation::Owned:

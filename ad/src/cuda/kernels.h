@@ -13,9 +13,10 @@ void segmented_sum(const float* values, const std::uint32_t* perm, const std::ui
                    std::size_t num_segments, std::size_t count, int width, float* grad, Workspace& ws,
                    cudaStream_t stream);
 
-// Radix sort of (id, record index) on the id bits in use; fills offsets[num_params + 1] and perm[count].
-void sort_records(const std::uint32_t* ids, std::size_t count, std::size_t num_params, std::uint32_t* perm,
-                  std::uint32_t* offsets, Workspace& ws, cudaStream_t stream);
+// Radix sort of (id, 32-bit payload) on the id bits in use; fills offsets[num_params + 1] and the payload in
+// id order. A null payload sorts record indices (the permutation); width-1 values are sorted directly.
+void sort_records(const std::uint32_t* ids, std::size_t count, std::size_t num_params, const std::uint32_t* payload,
+                  std::uint32_t* sorted_payload, std::uint32_t* offsets, Workspace& ws, cudaStream_t stream);
 
 // Workspace slots: each algorithm owns a fixed range so nested use never overlaps.
 enum Slot : std::size_t {
@@ -32,6 +33,8 @@ enum Slot : std::size_t {
   kSlotChunkSum = 10,
   kSlotScanTemp = 11,
   kSlotChunkCounts = 12,
+  kSlotSingleTasks = 13,
+  kSlotMultiTasks = 14,
 };
 
 }  // namespace tilegrad::ad_backend::cuda_impl

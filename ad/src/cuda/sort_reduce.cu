@@ -40,20 +40,23 @@ int bits_for(std::size_t max_value) {
 
 }  // namespace
 
-void sort_records(const std::uint32_t* ids, std::size_t count, std::size_t num_params, std::uint32_t* perm,
-                  std::uint32_t* offsets, Workspace& ws, cudaStream_t stream) {
+void sort_records(const std::uint32_t* ids, std::size_t count, std::size_t num_params, const std::uint32_t* payload,
+                  std::uint32_t* sorted_payload, std::uint32_t* offsets, Workspace& ws, cudaStream_t stream) {
   TG_ASSERT(count < static_cast<std::size_t>(INT_MAX), "too many records to sort: ", count);
   std::uint32_t* sorted_ids = ws.slot<std::uint32_t>(kSlotSortKeys, count);
-  std::uint32_t* iota = ws.slot<std::uint32_t>(kSlotSortIota, count);
-  cuda::launch(iota_kernel, count, kBlock, stream, iota, count);
+  if (!payload) {
+    std::uint32_t* iota = ws.slot<std::uint32_t>(kSlotSortIota, count);
+    cuda::launch(iota_kernel, count, kBlock, stream, iota, count);
+    payload = iota;
+  }
   const int end_bit = bits_for(num_params - 1);  // ids < num_params: higher bits are all zero
   const int n = static_cast<int>(count);
   std::size_t temp_bytes = 0;
-  TG_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, ids, sorted_ids, iota, perm, n, 0, end_bit,
-                                                stream));
+  TG_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, ids, sorted_ids, payload, sorted_payload, n, 0,
+                                                end_bit, stream));
   void* temp = ws.slot<std::byte>(kSlotSortTemp, temp_bytes);
-  TG_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, ids, sorted_ids, iota, perm, n, 0, end_bit,
-                                                stream));
+  TG_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, ids, sorted_ids, payload, sorted_payload, n, 0,
+                                                end_bit, stream));
   cuda::launch(offsets_kernel, num_params + 1, kBlock, stream, sorted_ids, count, num_params, offsets);
 }
 

@@ -58,15 +58,9 @@ void run_accumulation(const AccumulationArgs& a) {
   }
 }
 
-}  // namespace
-
-void add_profile_command(CLI::App& app) {
-  auto* profile = app.add_subcommand("profile", "Time every accumulation strategy on the same inputs and check "
-                                                "that they agree");
-  profile->require_subcommand(1);
-
+void add_accumulation_workload(CLI::App& profile) {
   auto args = std::make_shared<AccumulationArgs>();
-  auto* acc = profile->add_subcommand("accumulation",
+  auto* acc = profile.add_subcommand("accumulation",
                                       "Synthetic contention sweep of the AD core: contributions to K keys, random "
                                       "or coherent (runs of equal ids), row width D");
   acc->add_option("--device", args->device, "cpu, cuda or auto (cuda when available)")
@@ -83,5 +77,9 @@ void add_profile_command(CLI::App& app) {
   acc->add_flag("--json", args->json_stdout, "Print JSON on stdout (progress goes to stderr)");
   acc->callback([args] { run_accumulation(*args); });
 }
+
+}  // namespace
+
+TG_REGISTER_PROFILE_WORKLOAD(accumulation, add_accumulation_workload);
 
 }  // namespace tilegrad::cli
