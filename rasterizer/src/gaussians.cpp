@@ -35,6 +35,7 @@ Gaussians Gaussians::allocate(std::size_t count, int sh_degree, Device device) {
 Gaussians Gaussians::to(Device device) const {
   Gaussians g;
   g.sh_degree = sh_degree;
+  g.version = version;
   g.means = means.to(device);
   g.log_scales = log_scales.to(device);
   g.quats = quats.to(device);
@@ -55,6 +56,7 @@ GaussiansView Gaussians::view() const {
   v.opacity_logits = opacity_logits.view();
   v.sh = sh.view();
   v.colors = colors.view();
+  v.version = version;
   return v;
 }
 

@@ -1,6 +1,7 @@
 // Gaussian scene parameters as structure-of-arrays buffers on one device, and a non-owning view of them.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 #include "tilegrad/core/buffer.h"
 
@@ -23,6 +24,9 @@ struct GaussiansView {
   View<const float> opacity_logits;  // [N]
   View<const float> sh;              // [N, K, 3], K = (sh_degree + 1)^2, coefficient-major then RGB
   View<const float> colors;          // optional [N, 3] precomputed RGB; used instead of SH when non-empty
+  // Bumped by whoever changes the parameters in place (optimisers): a backward with a different version than
+  // its forward is refused, since its saved state would no longer match the parameters.
+  std::uint64_t version = 0;
 };
 
 // Throws InvalidArgument naming the field whose size or device is wrong.
@@ -31,6 +35,7 @@ void validate(const GaussiansView& g);
 // Owning parameters.
 struct Gaussians {
   int sh_degree = 0;
+  std::uint64_t version = 0;  // see GaussiansView::version; bump after in-place updates
   Buffer<float> means, log_scales, quats, opacity_logits, sh;
   Buffer<float> colors;  // optional, see GaussiansView::colors
 

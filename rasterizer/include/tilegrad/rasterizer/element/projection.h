@@ -1,0 +1,135 @@
+// Per-Gaussian projection (EWA splatting): activations, 3D covariance, camera transform, 2D covariance with the
+// pinhole Jacobian, conic, opacity (with antialiasing compensation). One template over the scalar type serves the
+// CPU reference, the CUDA kernels and, instantiated with Dual numbers, the projection backward.
+#pragma once
+#include "tilegrad/ad/functions.h"
+#include "tilegrad/core/vec.h"
+#include "tilegrad/rasterizer/camera.h"
+
+namespace tilegrad::raster {
+
+// Camera data the per-element code needs (trivially copyable: passed to kernels by value).
+struct ProjectionCamera {
+  Mat3<float> rotation;
+  Vec3<float> translation, position;
+  float fx, fy, cx, cy;
+  float near_plane, far_plane;
+  float lim_x, lim_y;  // |x/z|, |y/z| limits of the Jacobian (guard band around the frustum)
+  int width, height;
+};
+
+inline ProjectionCamera make_projection_camera(const Camera& c) {
+  ProjectionCamera p;
+  p.rotation = c.rotation;
+  p.translation = c.translation;
+  p.position = c.position();
+  p.fx = c.fx;
+  p.fy = c.fy;
+  p.cx = c.cx;
+  p.cy = c.cy;
+  p.near_plane = c.near_plane;
+  p.far_plane = c.far_plane;
+  // The EWA Jacobian is evaluated at the point clamped to 1.3x the half field of view (as in 3DGS): far
+  // outside the frustum the linearisation is meaningless and would blow up the footprint.
+  const float guard = 1.3f;
+  p.lim_x = guard * (0.5f * static_cast<float>(c.width) + (c.cx > 0.5f * c.width ? c.cx - 0.5f * c.width : 0.5f * c.width - c.cx)) / c.fx;
+  p.lim_y = guard * (0.5f * static_cast<float>(c.height) + (c.cy > 0.5f * c.height ? c.cy - 0.5f * c.height : 0.5f * c.height - c.cy)) / c.fy;
+  p.width = c.width;
+  p.height = c.height;
+  return p;
+}
+
+template <class S>
+TG_HD Mat3<S> rotation_from_quaternion(const Vec4<S>& q_raw) {
+  const S inv = rsqrt(q_raw[0] * q_raw[0] + q_raw[1] * q_raw[1] + q_raw[2] * q_raw[2] + q_raw[3] * q_raw[3]);
+  const S w = q_raw[0] * inv, x = q_raw[1] * inv, y = q_raw[2] * inv, z = q_raw[3] * inv;
+  using T = scalar_of_t<S>;
+  const T one(1), two(2);
+  return {{{one - two * (y * y + z * z), two * (x * y - w * z), two * (x * z + w * y)},
+           {two * (x * y + w * z), one - two * (x * x + z * z), two * (y * z - w * x)},
+           {two * (x * z - w * y), two * (y * z + w * x), one - two * (x * x + y * y)}}};
+}
+
+// Sigma = R S S^T R^T with S = diag(exp(log_scale)).
+template <class S>
+TG_HD Mat3<S> covariance_3d(const Vec3<S>& log_scale, const Vec4<S>& quat) {
+  const Mat3<S> r = rotation_from_quaternion(quat);
+  Mat3<S> m;
+  TG_UNROLL for (int i = 0; i < 3; ++i) {
+    const S s = exp(log_scale[i]);
+    TG_UNROLL for (int k = 0; k < 3; ++k) m(k, i) = r(k, i) * s;
+  }
+  return m * m.transposed();
+}
+
+template <class S>
+struct Projected {
+  Vec2<S> mean2d;  // pixels
+  Vec3<S> conic;   // inverse 2D covariance (a, b, c): power = -0.5 (a dx^2 + c dy^2) - b dx dy
+  S opacity;       // sigmoid(logit), times the antialiasing compensation when enabled
+  S depth;         // camera-space z
+  Vec3<S> cov2d;   // 2D covariance including the blur (a, b, c)
+  bool valid;      // false: behind the near plane, beyond far, degenerate
+};
+
+// Projects one Gaussian; `blur` is added to the 2D covariance diagonal; antialiased multiplies the opacity by
+// sqrt(det(cov) / det(cov + blur I)).
+template <class S>
+TG_HD Projected<S> project_gaussian(const Vec3<S>& mean, const Vec3<S>& log_scale, const Vec4<S>& quat,
+                                    const S& opacity_logit, const ProjectionCamera& cam, float blur,
+                                    bool antialiased) {
+  using T = scalar_of_t<S>;
+  Projected<S> out;
+  out.valid = false;
+  Vec3<S> p;
+  TG_UNROLL for (int i = 0; i < 3; ++i) {
+    p[i] = S(T(cam.translation[i]));
+    TG_UNROLL for (int k = 0; k < 3; ++k) p[i] = p[i] + T(cam.rotation(i, k)) * mean[k];
+  }
+  out.depth = p[2];
+  if (!(p[2] > T(cam.near_plane)) || !(p[2] < T(cam.far_plane))) return out;
+
+  const Mat3<S> sigma = covariance_3d(log_scale, quat);
+  // Camera-frame covariance W Sigma W^T.
+  Mat3<S> w;
+  TG_UNROLL for (int i = 0; i < 3; ++i) TG_UNROLL for (int k = 0; k < 3; ++k) w(i, k) = S(T(cam.rotation(i, k)));
+  const Mat3<S> cov_cam = w * sigma * w.transposed();
+
+  const S inv_z = T(1) / p[2];
+  const S tx = clamp(p[0] * inv_z, T(-cam.lim_x), T(cam.lim_x)) * p[2];
+  const S ty = clamp(p[1] * inv_z, T(-cam.lim_y), T(cam.lim_y)) * p[2];
+  Mat<S, 2, 3> j;
+  j(0, 0) = T(cam.fx) * inv_z;
+  j(0, 1) = S(T(0));
+  j(0, 2) = -T(cam.fx) * tx * inv_z * inv_z;
+  j(1, 0) = S(T(0));
+  j(1, 1) = T(cam.fy) * inv_z;
+  j(1, 2) = -T(cam.fy) * ty * inv_z * inv_z;
+  const Mat<S, 2, 2> cov = j * cov_cam * j.transposed();
+
+  const S a0 = cov(0, 0), b = cov(0, 1), c0 = cov(1, 1);
+  const S a = a0 + T(blur), c = c0 + T(blur);
+  const S det = a * c - b * b;
+  if (!(det > T(0))) return out;
+  S opacity = sigmoid(opacity_logit);
+  if (antialiased) {
+    const S det0 = a0 * c0 - b * b;
+    opacity = opacity * sqrt(max(det0 / det, S(T(0))));
+  }
+  const S inv_det = T(1) / det;
+  out.conic = {{c * inv_det, -b * inv_det, a * inv_det}};
+  out.cov2d = {{a, b, c}};
+  out.mean2d = {{T(cam.fx) * p[0] * inv_z + T(cam.cx), T(cam.fy) * p[1] * inv_z + T(cam.cy)}};
+  out.opacity = opacity;
+  out.valid = true;
+  return out;
+}
+
+// Radius (pixels) of the footprint: extent_sigmas standard deviations along the major axis.
+TG_HD inline float footprint_radius(float a, float b, float c, float extent_sigmas) {
+  const float mid = 0.5f * (a + c);
+  const float lambda = mid + ::sqrtf(fmaxf(0.1f, mid * mid - (a * c - b * b)));
+  return ::ceilf(extent_sigmas * ::sqrtf(lambda));
+}
+
+}  // namespace tilegrad::raster

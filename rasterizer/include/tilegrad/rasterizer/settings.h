@@ -1,0 +1,30 @@
+// Rendering settings of the rasterizer, including the numerical thresholds of 3DGS compositing.
+#pragma once
+#include "tilegrad/ad/accumulation.h"
+
+namespace tilegrad::raster {
+
+// The thresholds make the image piecewise in the parameters; tests of derivatives against finite differences
+// switch them off with Thresholds::none().
+struct Thresholds {
+  float min_alpha = 1.0f / 255.0f;    // fragments fainter than one 8-bit step are skipped (and cost nothing)
+  float max_alpha = 0.99f;            // keeps 1 - alpha away from 0 so the backward can divide by it
+  float min_transmittance = 1e-4f;    // a pixel stops once nearly opaque
+  float extent_sigmas = 3.0f;         // footprint radius in standard deviations of the 2D Gaussian
+
+  static Thresholds none() { return {0.0f, 1.0f, 0.0f, 10.0f}; }
+};
+
+struct RasterSettings {
+  float background[3] = {0.0f, 0.0f, 0.0f};
+  int sh_degree = -1;          // active SH degree (<= stored degree); -1: all stored bands
+  bool antialiased = false;    // EWA blur with opacity compensation (Mip-Splatting style)
+  float blur = 0.3f;           // added to the diagonal of the 2D covariance (a pixel's footprint)
+  Thresholds thresholds{};
+};
+
+struct BackwardSettings {
+  Accumulation accumulation = Accumulation::Owned;
+};
+
+}  // namespace tilegrad::raster
