@@ -80,3 +80,30 @@ raster::Gaussians to_gaussians(const HostScene<T>& s, Device device) {
 }
 
 }  // namespace tilegrad::test
+
+namespace tilegrad::test {
+
+// n Gaussians spread over the view of test_camera(width, height) at depths 2..8, footprints of roughly
+// 1..20 pixels, SH coefficients of the given degree; a dense, realistic mix of small and large splats.
+inline HostScene<float> dense_scene(std::size_t n, int sh_degree, int width, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f), unit(0.0f, 1.0f);
+  HostScene<float> s;
+  s.count = n;
+  s.sh_degree = sh_degree;
+  const int k = raster::sh_coefficients(sh_degree);
+  const float focal = 0.9f * width;  // test_camera's fx
+  for (std::size_t i = 0; i < n; ++i) {
+    const float z = 2.0f + 6.0f * unit(rng);
+    s.means.insert(s.means.end(), {0.55f * u(rng) * z, 0.45f * u(rng) * z, z});
+    const float pixels = std::exp(std::log(1.0f) + unit(rng) * std::log(20.0f));  // 1..20 px, log-uniform
+    for (int a = 0; a < 3; ++a) s.log_scales.push_back(std::log(pixels * z / focal * (0.5f + unit(rng))));
+    for (int a = 0; a < 4; ++a) s.quats.push_back(u(rng));
+    s.quats[4 * i] += 0.1f;  // away from the zero quaternion
+    s.opacity_logits.push_back(3.0f * u(rng));
+    for (int c = 0; c < k * 3; ++c) s.sh.push_back(c < 3 ? 1.2f * u(rng) : 0.3f * u(rng));
+  }
+  return s;
+}
+
+}  // namespace tilegrad::test

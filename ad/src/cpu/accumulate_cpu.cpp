@@ -10,6 +10,7 @@ namespace tilegrad::ad_backend {
 namespace {
 
 constexpr std::size_t kWarp = 32;  // group size of the CPU WarpAggregated emulation
+constexpr std::ptrdiff_t kParallelMin = 4096;  // smaller loops run on one thread (threads would only spin)
 
 unsigned check_ids(const Problem& p) {
   for (std::size_t i = 0; i < p.count; ++i)
@@ -37,7 +38,7 @@ void add_atomic(float* dst, float x) {
 void atomic_cpu(const Problem& p) {
   const auto n = static_cast<std::ptrdiff_t>(p.count);
   const std::size_t w = static_cast<std::size_t>(p.width);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > kParallelMin)
   for (std::ptrdiff_t i = 0; i < n; ++i)
     for (std::size_t c = 0; c < w; ++c) add_atomic(&p.grad[p.ids[i] * w + c], p.values[i * w + c]);
 }
@@ -46,7 +47,7 @@ void atomic_cpu(const Problem& p) {
 void warp_aggregated_cpu(const Problem& p) {
   const std::size_t w = static_cast<std::size_t>(p.width);
   const auto groups = static_cast<std::ptrdiff_t>((p.count + kWarp - 1) / kWarp);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (groups > kParallelMin / 32)
   for (std::ptrdiff_t g = 0; g < groups; ++g) {
     const std::size_t begin = static_cast<std::size_t>(g) * kWarp, end = std::min(p.count, begin + kWarp);
     for (std::size_t i = begin; i < end; ++i) {
@@ -66,7 +67,7 @@ void warp_aggregated_cpu(const Problem& p) {
 void segment_sums_cpu(const Problem& p, const std::uint32_t* offsets, const std::uint32_t* perm) {
   const auto segments = static_cast<std::ptrdiff_t>(p.num_params);
   const std::size_t w = static_cast<std::size_t>(p.width);
-#pragma omp parallel for schedule(dynamic, 256)
+#pragma omp parallel for schedule(dynamic, 256) if (segments > kParallelMin)
   for (std::ptrdiff_t s = 0; s < segments; ++s) {
     const std::uint32_t begin = offsets[s], end = offsets[s + 1];
     if (begin == end) continue;
@@ -87,6 +88,19 @@ void sort_reduce_cpu(const Problem& p) {
 }
 
 }  // namespace
+
+void reduce_in_place_cpu(float* values, int width, const std::uint32_t* offsets, std::size_t segments,
+                         std::uint32_t min_length) {
+  const auto n = static_cast<std::ptrdiff_t>(segments);
+#pragma omp parallel for schedule(dynamic, 256) if (n > kParallelMin)
+  for (std::ptrdiff_t s = 0; s < n; ++s) {
+    const std::uint32_t begin = offsets[s], end = offsets[s + 1];
+    if (end - begin < min_length || begin == end) continue;
+    float sums[32];
+    for (int c = 0; c < width; ++c) sums[c] = exact_segment_sum(values, width, c, nullptr, begin, end);
+    for (int c = 0; c < width; ++c) values[std::size_t(begin) * width + c] = sums[c];
+  }
+}
 
 unsigned accumulate_cpu(Accumulation strategy, const Problem& p) {
   if (p.check) {

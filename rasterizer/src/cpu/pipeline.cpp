@@ -15,6 +15,9 @@
 namespace tilegrad::raster::cpu {
 namespace {
 
+// Below this much work per loop, threads cost more than they save (and spin under load).
+constexpr std::ptrdiff_t kParallelMin = 4096;
+
 template <class T>
 Vec3<T> load3(const T* p, std::size_t i) {
   return {{p[3 * i], p[3 * i + 1], p[3 * i + 2]}};
@@ -37,7 +40,7 @@ void project(const Params<T>& p, State<T>& s, std::vector<std::uint32_t>& tiles_
   s.projected.assign(p.count * kProjWidth, T(0));
   s.clamped.assign(p.count, 0);
   tiles_touched.assign(p.count, 0);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > kParallelMin)
   for (std::ptrdiff_t i = 0; i < n; ++i) {
     const auto g = static_cast<std::size_t>(i);
     const Vec3<T> mean = load3(p.means, g);
@@ -88,7 +91,7 @@ void bin(const Params<T>& p, State<T>& s, const std::vector<std::uint32_t>& tile
   std::vector<std::uint64_t> keys(instances);
   s.instance_gaussian.assign(instances, 0);
   const auto n = static_cast<std::ptrdiff_t>(p.count);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > kParallelMin)
   for (std::ptrdiff_t i = 0; i < n; ++i) {
     const auto g = static_cast<std::size_t>(i);
     if (!tiles_touched[g]) continue;
@@ -121,7 +124,7 @@ void blend(State<T>& s) {
   s.final_transmittance.assign(pixels, T(1));
   s.contributors.assign(pixels, 0);
   const Thresholds& th = s.settings.thresholds;
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, 64) if (static_cast<std::ptrdiff_t>(pixels) > kParallelMin)
   for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(pixels); ++i) {
     const int x = static_cast<int>(i % w), y = static_cast<int>(i / w);
     const int tile = (y / kTileSize) * s.grid.tiles_x + x / kTileSize;
@@ -248,7 +251,7 @@ template <class T>
 void backward(const Params<T>& p, const State<T>& s, const T* dl_dimage, const T* dl_dalpha, const T* dl_ddepth,
               Accumulation accumulation, Grads<T>& g) {
   std::vector<T> partial(s.sorted_slots.size() * kGrad2dWidth, T(0));
-#pragma omp parallel for schedule(dynamic, 4)
+#pragma omp parallel for schedule(dynamic, 4) if (s.grid.count() > 16)
   for (int tile = 0; tile < s.grid.count(); ++tile)
     blend_backward_tile(s, tile, dl_dimage, dl_dalpha, dl_ddepth, partial.data());
   std::vector<T> g2d;
@@ -264,7 +267,7 @@ void backward(const Params<T>& p, const State<T>& s, const T* dl_dimage, const T
   g.colors.assign(p.colors ? n * 3 : 0, T(0));
   g.mean2d.assign(n * 2, T(0));
   g.mean2d_abs.assign(n * 2, T(0));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (static_cast<std::ptrdiff_t>(n) > kParallelMin)
   for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(n); ++i) {
     const auto k = static_cast<std::size_t>(i);
     if (s.offsets[k] == s.offsets[k + 1]) continue;  // not rendered: zero gradient

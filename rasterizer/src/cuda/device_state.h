@@ -17,9 +17,8 @@ struct DeviceState {
   std::size_t instances = 0, visible = 0;
   Buffer<float> projected;                     // [N, kProjWidth] (layout of cpu::Proj)
   Buffer<std::uint8_t> clamped;                // [N]
-  Buffer<std::uint32_t> offsets;               // [N + 1]
-  Buffer<std::uint32_t> instance_gaussian;     // [I]
-  Buffer<std::uint32_t> sorted_slots;          // [I]
+  Buffer<std::uint32_t> offsets;               // [N + 1] instance slots of each Gaussian
+  Buffer<std::uint32_t> sorted_gaussians;      // [I] Gaussian of each tile-sorted instance
   Buffer<std::uint32_t> tile_start;            // [tiles + 1]
   Buffer<std::uint32_t> contributors;          // [H * W]
   Buffer<float> final_transmittance;           // [H * W]

@@ -51,4 +51,22 @@ TG_HD TG_INLINE float dequantize(long long sum, int k) {
   return static_cast<float>(ldexp(static_cast<double>(sum), -k));
 }
 
+// The exact sum of `count` values value(0..count-1) (two passes: maximum, then integer sum). Every backend
+// and every segment size class produces these same bits.
+template <class ValueAt>
+TG_HD float sum(const ValueAt& value, std::uint32_t count) {
+  float max_abs = 0.0f;
+  unsigned flags = 0;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const float x = value(i);
+    flags |= nonfinite_flags(x);
+    max_abs = fmaxf(max_abs, fabsf(x));
+  }
+  if (flags) return nonfinite_result(flags);
+  const int k = scale_exponent(max_abs, count);
+  long long total = 0;
+  for (std::uint32_t i = 0; i < count; ++i) total += quantize(value(i), k);
+  return dequantize(total, k);
+}
+
 }  // namespace tilegrad::exact

@@ -66,12 +66,13 @@ TG_HD TG_INLINE T atan2(T y, T x) {
 }
 
 // min/max/clamp return the first argument on ties; clamp keeps x on the edges (lo <= x <= hi).
+// By value: taking references would odr-use constexpr arguments, which device code cannot do.
 template <class T>
-TG_HD TG_INLINE T min(const T& a, const T& b) {
+TG_HD TG_INLINE T min(T a, T b) {
   return b < a ? b : a;
 }
 template <class T>
-TG_HD TG_INLINE T max(const T& a, const T& b) {
+TG_HD TG_INLINE T max(T a, T b) {
   return a < b ? b : a;
 }
 TG_HD TG_INLINE float clamp(float x, float lo, float hi) { return x < lo ? lo : (hi < x ? hi : x); }

@@ -72,12 +72,12 @@ struct Projected {
   bool valid;      // false: behind the near plane, beyond far, degenerate
 };
 
-// Projects one Gaussian; `blur` is added to the 2D covariance diagonal; antialiased multiplies the opacity by
-// sqrt(det(cov) / det(cov + blur I)).
+// Projects one Gaussian given its 3D covariance (the screen-space part of the projection): camera transform,
+// EWA 2D covariance, conic and opacity. `blur` is added to the 2D covariance diagonal; antialiased multiplies the
+// opacity by sqrt(det(cov) / det(cov + blur I)).
 template <class S>
-TG_HD Projected<S> project_gaussian(const Vec3<S>& mean, const Vec3<S>& log_scale, const Vec4<S>& quat,
-                                    const S& opacity_logit, const ProjectionCamera& cam, float blur,
-                                    bool antialiased) {
+TG_HD Projected<S> project_covariance(const Vec3<S>& mean, const Mat3<S>& sigma, const S& opacity_logit,
+                                      const ProjectionCamera& cam, float blur, bool antialiased) {
   using T = scalar_of_t<S>;
   Projected<S> out;
   out.valid = false;
@@ -89,25 +89,32 @@ TG_HD Projected<S> project_gaussian(const Vec3<S>& mean, const Vec3<S>& log_scal
   out.depth = p[2];
   if (!(p[2] > T(cam.near_plane)) || !(p[2] < T(cam.far_plane))) return out;
 
-  const Mat3<S> sigma = covariance_3d(log_scale, quat);
-  // Camera-frame covariance W Sigma W^T.
-  Mat3<S> w;
-  TG_UNROLL for (int i = 0; i < 3; ++i) TG_UNROLL for (int k = 0; k < 3; ++k) w(i, k) = S(T(cam.rotation(i, k)));
-  const Mat3<S> cov_cam = w * sigma * w.transposed();
+  // Camera-frame covariance W Sigma W^T (W constant: plain-scalar factors keep the dual work small).
+  Mat3<S> ws;  // W Sigma
+  TG_UNROLL for (int i = 0; i < 3; ++i) TG_UNROLL for (int k = 0; k < 3; ++k) {
+    S acc = T(cam.rotation(i, 0)) * sigma(0, k);
+    TG_UNROLL for (int m = 1; m < 3; ++m) acc = acc + T(cam.rotation(i, m)) * sigma(m, k);
+    ws(i, k) = acc;
+  }
+  Mat3<S> cov_cam;
+  TG_UNROLL for (int i = 0; i < 3; ++i) TG_UNROLL for (int k = i; k < 3; ++k) {
+    S acc = ws(i, 0) * T(cam.rotation(k, 0));
+    TG_UNROLL for (int m = 1; m < 3; ++m) acc = acc + ws(i, m) * T(cam.rotation(k, m));
+    cov_cam(i, k) = acc;
+    cov_cam(k, i) = acc;
+  }
 
   const S inv_z = T(1) / p[2];
   const S tx = clamp(p[0] * inv_z, T(-cam.lim_x), T(cam.lim_x)) * p[2];
   const S ty = clamp(p[1] * inv_z, T(-cam.lim_y), T(cam.lim_y)) * p[2];
-  Mat<S, 2, 3> j;
-  j(0, 0) = T(cam.fx) * inv_z;
-  j(0, 1) = S(T(0));
-  j(0, 2) = -T(cam.fx) * tx * inv_z * inv_z;
-  j(1, 0) = S(T(0));
-  j(1, 1) = T(cam.fy) * inv_z;
-  j(1, 2) = -T(cam.fy) * ty * inv_z * inv_z;
-  const Mat<S, 2, 2> cov = j * cov_cam * j.transposed();
+  // J = [[j00, 0, j02], [0, j11, j12]]; cov = J cov_cam J^T written out for the two zero entries.
+  const S j00 = T(cam.fx) * inv_z, j02 = -T(cam.fx) * tx * inv_z * inv_z;
+  const S j11 = T(cam.fy) * inv_z, j12 = -T(cam.fy) * ty * inv_z * inv_z;
+  const S a0 = j00 * j00 * cov_cam(0, 0) + T(2) * j00 * j02 * cov_cam(0, 2) + j02 * j02 * cov_cam(2, 2);
+  const S b = j00 * j11 * cov_cam(0, 1) + j00 * j12 * cov_cam(0, 2) + j02 * j11 * cov_cam(1, 2) +
+              j02 * j12 * cov_cam(2, 2);
+  const S c0 = j11 * j11 * cov_cam(1, 1) + T(2) * j11 * j12 * cov_cam(1, 2) + j12 * j12 * cov_cam(2, 2);
 
-  const S a0 = cov(0, 0), b = cov(0, 1), c0 = cov(1, 1);
   const S a = a0 + T(blur), c = c0 + T(blur);
   const S det = a * c - b * b;
   if (!(det > T(0))) return out;
@@ -123,6 +130,14 @@ TG_HD Projected<S> project_gaussian(const Vec3<S>& mean, const Vec3<S>& log_scal
   out.opacity = opacity;
   out.valid = true;
   return out;
+}
+
+// Projects one Gaussian from its parameters.
+template <class S>
+TG_HD Projected<S> project_gaussian(const Vec3<S>& mean, const Vec3<S>& log_scale, const Vec4<S>& quat,
+                                    const S& opacity_logit, const ProjectionCamera& cam, float blur,
+                                    bool antialiased) {
+  return project_covariance(mean, covariance_3d(log_scale, quat), opacity_logit, cam, blur, antialiased);
 }
 
 // Radius (pixels) of the footprint: extent_sigmas standard deviations along the major axis.

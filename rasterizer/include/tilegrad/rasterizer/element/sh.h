@@ -40,12 +40,14 @@ TG_HD void sh_basis(int degree, const Vec3<S>& d, S* y) {
 // Colour before clamping: sum_k coeffs[k][c] Y_k + 0.5, with coeffs laid out [k][3].
 template <class S, class C>
 TG_HD Vec3<S> sh_color_unclamped(int degree, const C* coeffs, const Vec3<S>& dir) {
-  S y[kShMaxCoefficients];
+  S y[kShMaxCoefficients] = {};  // entries past the degree are never read; zeroed to keep compilers quiet
   sh_basis(degree, dir, y);
   const int n = (degree + 1) * (degree + 1);
   Vec3<S> rgb = Vec3<S>::filled(S(scalar_of_t<S>(0.5)));
-  for (int k = 0; k < n; ++k)
+  TG_UNROLL for (int k = 0; k < kShMaxCoefficients; ++k) {  // unrolled: y[] stays in registers
+    if (k >= n) break;
     TG_UNROLL for (int c = 0; c < 3; ++c) rgb[c] = rgb[c] + y[k] * S(coeffs[k * 3 + c]);
+  }
   return rgb;
 }
 

@@ -1,0 +1,48 @@
+// 3DGS rasterizer benchmark: forward stages and the backward of every accumulation mode on one scene and
+// camera, with agreement checks between modes and peak memory. Loss = sum of the RGB image.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "tilegrad/ad/accumulation.h"
+#include "tilegrad/rasterizer/rasterizer.h"
+
+namespace tilegrad::profiling {
+
+struct RasterBenchConfig {
+  Device device = Device::Cuda;
+  int warmup = 3;
+  int reps = 20;
+  std::vector<Accumulation> modes = {kAllAccumulations.begin(), kAllAccumulations.end()};
+  raster::RasterSettings settings;
+};
+
+struct RasterModeResult {
+  Accumulation mode = Accumulation::Owned;
+  double backward_ms = 0;          // median
+  raster::StageTimes stages;       // medians of blend_backward, reduce, project_backward
+  double relative_l2 = 0, cosine = 1;  // all gradients of this mode against the Owned ones
+  bool bitwise_repeatable = false;     // two runs gave identical gradient bits
+};
+
+struct RasterBenchResult {
+  std::string workload;
+  std::size_t gaussians = 0, visible = 0, instances = 0;
+  int width = 0, height = 0;
+  double forward_ms = 0;           // median
+  raster::StageTimes forward_stages;
+  std::vector<RasterModeResult> modes;
+  std::size_t parameter_bytes = 0;
+  std::size_t peak_bytes = 0;      // peak tilegrad allocations beyond the parameters during forward + backward
+};
+
+RasterBenchResult run_raster_benchmark(const std::string& workload, const raster::Gaussians& gaussians,
+                                       const raster::Camera& camera, const RasterBenchConfig& config, std::FILE* log);
+
+nlohmann::json raster_results_to_json(const RasterBenchConfig& config, const std::vector<RasterBenchResult>& results);
+std::string raster_results_to_markdown(const std::vector<RasterBenchResult>& results);
+
+}  // namespace tilegrad::profiling

@@ -1,0 +1,180 @@
+// The rasterizer benchmark (see raster_benchmark.h).
+#include "tilegrad/profiling/raster_benchmark.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "tilegrad/core/error.h"
+#include "tilegrad/core/memory.h"
+#include "tilegrad/profiling/report.h"
+#include "tilegrad/profiling/timer.h"
+
+namespace tilegrad::profiling {
+namespace {
+
+using raster::StageTimes;
+
+StageTimes median_stages(const std::vector<StageTimes>& v) {
+  auto med = [&](double StageTimes::*field) {
+    Samples s;
+    for (const auto& t : v) s.ms.push_back(t.*field);
+    return s.ms.empty() ? 0.0 : s.median();
+  };
+  StageTimes m;
+  m.project = med(&StageTimes::project);
+  m.sort = med(&StageTimes::sort);
+  m.blend = med(&StageTimes::blend);
+  m.blend_backward = med(&StageTimes::blend_backward);
+  m.reduce = med(&StageTimes::reduce);
+  m.project_backward = med(&StageTimes::project_backward);
+  return m;
+}
+
+std::vector<float> flatten(const raster::Gradients& g) {
+  std::vector<float> all;
+  for (const Buffer<float>* b : {&g.means, &g.log_scales, &g.quats, &g.opacity_logits, &g.sh, &g.colors}) {
+    const auto v = b->to_vector();
+    all.insert(all.end(), v.begin(), v.end());
+  }
+  return all;
+}
+
+}  // namespace
+
+RasterBenchResult run_raster_benchmark(const std::string& workload, const raster::Gaussians& gaussians,
+                                       const raster::Camera& camera, const RasterBenchConfig& cfg, std::FILE* log) {
+  require_device(cfg.device);
+  TG_CHECK_ARG(gaussians.device() == cfg.device, "benchmark: the Gaussians must be on the benchmark device");
+  RasterBenchResult res;
+  res.workload = workload;
+  res.gaussians = gaussians.count();
+  res.width = camera.width;
+  res.height = camera.height;
+  for (const Buffer<float>* b : {&gaussians.means, &gaussians.log_scales, &gaussians.quats, &gaussians.opacity_logits,
+                                 &gaussians.sh, &gaussians.colors})
+    res.parameter_bytes += b->bytes();
+  const raster::GaussiansView view = gaussians.view();
+  raster::Rasterizer r(cfg.device);
+  const std::size_t pixels = std::size_t(camera.width) * camera.height;
+  auto dl = Buffer<float>::from(std::vector<float>(pixels * 3, 1.0f), cfg.device);  // loss = sum of RGB
+
+  // Peak memory of one forward + Owned backward, beyond what was allocated before (the parameters).
+  synchronize(cfg.device);
+  memory::reset_peak(cfg.device);
+  const std::size_t before = memory::stats(cfg.device).current;
+  {
+    const auto out = r.forward(view, camera, cfg.settings);
+    const auto grads = r.backward(out, view, dl.view(), {}, {}, {Accumulation::Owned});
+    synchronize(cfg.device);
+  }
+  res.peak_bytes = memory::stats(cfg.device).peak - before;
+
+  r.set_timing(true);
+  std::vector<StageTimes> stages;
+  raster::ForwardOutput out;
+  const Samples fwd = time_repeated(
+      cfg.device, cfg.warmup, cfg.reps, [&] { out = raster::ForwardOutput(); },
+      [&] {
+        out = r.forward(view, camera, cfg.settings);
+        stages.push_back(r.last_times());
+      });
+  stages.erase(stages.begin(), stages.begin() + std::min<std::size_t>(cfg.warmup, stages.size()));
+  res.forward_ms = fwd.median();
+  res.forward_stages = median_stages(stages);
+  res.visible = out.visible_gaussians();
+  res.instances = out.instances();
+  if (log)
+    std::fprintf(log, "  %-28s %10zu Gaussians %10zu visible %11zu instances  forward %s ms\n", workload.c_str(),
+                 res.gaussians, res.visible, res.instances, format_ms(res.forward_ms).c_str());
+
+  const std::vector<float> reference = flatten(r.backward(out, view, dl.view(), {}, {}, {Accumulation::Owned}));
+  for (Accumulation mode : cfg.modes) {
+    RasterModeResult m;
+    m.mode = mode;
+    std::vector<StageTimes> bstages;
+    raster::Gradients grads;
+    const Samples t = time_repeated(
+        cfg.device, cfg.warmup, cfg.reps, [&] { grads = raster::Gradients(); },
+        [&] {
+          grads = r.backward(out, view, dl.view(), {}, {}, {mode});
+          bstages.push_back(r.last_times());
+        });
+    bstages.erase(bstages.begin(), bstages.begin() + std::min<std::size_t>(cfg.warmup, bstages.size()));
+    m.backward_ms = t.median();
+    m.stages = median_stages(bstages);
+    const std::vector<float> a = flatten(grads), b = flatten(r.backward(out, view, dl.view(), {}, {}, {mode}));
+    m.bitwise_repeatable = a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+    double dot = 0, na = 0, nr = 0, diff = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      dot += double(a[i]) * reference[i];
+      na += double(a[i]) * a[i];
+      nr += double(reference[i]) * reference[i];
+      diff += (double(a[i]) - reference[i]) * (double(a[i]) - reference[i]);
+    }
+    m.relative_l2 = nr > 0 ? std::sqrt(diff / nr) : std::sqrt(diff);
+    m.cosine = (na > 0 && nr > 0) ? dot / std::sqrt(na * nr) : 1.0;
+    if (log)
+      std::fprintf(log, "  %-28s backward %-16s %10s ms  (blend-bwd %s, reduce %s, project-bwd %s)  rel %.1e cos %.7f %s\n",
+                   workload.c_str(), to_string(mode), format_ms(m.backward_ms).c_str(),
+                   format_ms(m.stages.blend_backward).c_str(), format_ms(m.stages.reduce).c_str(),
+                   format_ms(m.stages.project_backward).c_str(), m.relative_l2, m.cosine,
+                   m.bitwise_repeatable ? "repeatable" : "varies");
+    res.modes.push_back(m);
+  }
+  return res;
+}
+
+nlohmann::json raster_results_to_json(const RasterBenchConfig& cfg, const std::vector<RasterBenchResult>& results) {
+  nlohmann::json j;
+  j["benchmark"] = "raster";
+  j["run"] = run_info(cfg.device);
+  j["config"] = {{"warmup", cfg.warmup}, {"reps", cfg.reps}, {"antialiased", cfg.settings.antialiased}};
+  for (const auto& r : results) {
+    nlohmann::json w = {{"workload", r.workload},       {"gaussians", r.gaussians},
+                        {"visible", r.visible},         {"instances", r.instances},
+                        {"width", r.width},             {"height", r.height},
+                        {"forward_ms", r.forward_ms},   {"project_ms", r.forward_stages.project},
+                        {"sort_ms", r.forward_stages.sort}, {"blend_ms", r.forward_stages.blend},
+                        {"parameter_bytes", r.parameter_bytes}, {"peak_bytes_beyond_parameters", r.peak_bytes}};
+    for (const auto& m : r.modes)
+      w["backward"].push_back({{"mode", to_string(m.mode)},
+                               {"backward_ms", m.backward_ms},
+                               {"blend_backward_ms", m.stages.blend_backward},
+                               {"reduce_ms", m.stages.reduce},
+                               {"project_backward_ms", m.stages.project_backward},
+                               {"relative_l2_vs_owned", m.relative_l2},
+                               {"cosine_vs_owned", m.cosine},
+                               {"bitwise_repeatable", m.bitwise_repeatable}});
+    j["results"].push_back(w);
+  }
+  return j;
+}
+
+std::string raster_results_to_markdown(const std::vector<RasterBenchResult>& results) {
+  MarkdownTable f;
+  f.header = {"workload", "Gaussians", "visible", "instances", "project", "sort", "blend", "forward ms",
+              "peak beyond params"};
+  MarkdownTable b;
+  b.header = {"workload", "mode", "backward ms", "blend-bwd", "reduce", "project-bwd", "atomic / mode",
+              "vs owned (rel L2)", "deterministic"};
+  for (const auto& r : results) {
+    f.rows.push_back({r.workload, std::to_string(r.gaussians), std::to_string(r.visible), std::to_string(r.instances),
+                      format_ms(r.forward_stages.project), format_ms(r.forward_stages.sort),
+                      format_ms(r.forward_stages.blend), format_ms(r.forward_ms), format_bytes(double(r.peak_bytes))});
+    double atomic = 0;
+    for (const auto& m : r.modes)
+      if (m.mode == Accumulation::Atomic) atomic = m.backward_ms;
+    for (const auto& m : r.modes) {
+      char rel[32];
+      std::snprintf(rel, sizeof(rel), "%.1e", m.relative_l2);
+      b.rows.push_back({r.workload, to_string(m.mode), format_ms(m.backward_ms), format_ms(m.stages.blend_backward),
+                        format_ms(m.stages.reduce), format_ms(m.stages.project_backward),
+                        atomic > 0 ? format_ratio(atomic / m.backward_ms) : "-", rel,
+                        m.bitwise_repeatable ? "yes" : "no"});
+    }
+  }
+  return "Forward (median ms)\n\n" + f.str() + "\nBackward (median ms, loss = sum of RGB)\n\n" + b.str();
+}
+
+}  // namespace tilegrad::profiling

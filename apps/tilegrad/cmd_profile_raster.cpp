@@ -1,0 +1,102 @@
+// `tilegrad profile raster`: forward stages and the backward of every accumulation mode on the garden grid
+// benchmark workload or on a .ply scene; Markdown + JSON report.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "tilegrad/core/error.h"
+#include "tilegrad/io/ply_gaussians.h"
+#include "tilegrad/io/ply_points.h"
+#include "tilegrad/profiling/garden_grid.h"
+#include "tilegrad/profiling/raster_benchmark.h"
+#include "tilegrad/profiling/report.h"
+
+namespace tilegrad::cli {
+namespace {
+
+struct RasterArgs {
+  std::string device = "auto";
+  std::string points, ply, transforms;
+  std::vector<int> grids = {1, 5, 15};
+  int frame = 0;
+  std::uint64_t seed = 0;
+  std::string colors = "sh";
+  std::vector<std::string> modes;
+  int warmup = 3, reps = 20;
+  bool antialiased = false;
+  std::string out;
+};
+
+void run_raster(const RasterArgs& a) {
+  profiling::RasterBenchConfig cfg;
+  cfg.device = a.device == "auto" ? default_device() : parse_device(a.device);
+  cfg.warmup = a.warmup;
+  cfg.reps = a.reps;
+  cfg.settings.antialiased = a.antialiased;
+  if (!a.modes.empty()) {
+    cfg.modes.clear();
+    for (const auto& m : a.modes) cfg.modes.push_back(parse_accumulation(m));
+  }
+  TG_CHECK_ARG(!a.transforms.empty(), "--transforms is required (the camera comes from its frame --frame)");
+  TG_CHECK_ARG(a.points.empty() != a.ply.empty(), "give exactly one of --points (garden grid workload) or --ply");
+  const raster::Camera camera = profiling::load_benchmark_camera(a.transforms, a.frame);
+  std::printf("raster benchmark on %s: %dx%d, median of %d runs after %d warm-up\n",
+              cfg.device == Device::Cuda ? cuda_device_description().c_str() : "cpu", camera.width, camera.height,
+              cfg.reps, cfg.warmup);
+  std::vector<profiling::RasterBenchResult> results;
+  if (!a.ply.empty()) {
+    const raster::Gaussians g = io::read_gaussians_ply(a.ply).to(cfg.device);
+    results.push_back(profiling::run_raster_benchmark(a.ply, g, camera, cfg, stdout));
+  } else {
+    const io::PointCloud points = io::read_points_ply(a.points);
+    std::vector<bool> rgb_variants;
+    if (a.colors == "sh" || a.colors == "both") rgb_variants.push_back(false);
+    if (a.colors == "rgb" || a.colors == "both") rgb_variants.push_back(true);
+    for (int grid : a.grids) {
+      for (bool rgb : rgb_variants) {
+        profiling::GardenGridOptions o;
+        o.grid = grid;
+        o.seed = a.seed;
+        o.precomputed_colors = rgb;
+        raster::Gaussians g = profiling::make_garden_grid(points, o).to(cfg.device);
+        const std::string name = "garden grid " + std::to_string(grid) + (rgb ? " (RGB)" : " (SH3)");
+        results.push_back(profiling::run_raster_benchmark(name, g, camera, cfg, stdout));
+      }
+    }
+  }
+  const std::string md = profiling::raster_results_to_markdown(results);
+  std::printf("\n%s", md.c_str());
+  if (!a.out.empty()) {
+    profiling::write_text_file(a.out + "/raster.json", profiling::raster_results_to_json(cfg, results).dump(2) + "\n");
+    profiling::write_text_file(a.out + "/raster.md", md);
+    std::printf("wrote %s/raster.json and raster.md\n", a.out.c_str());
+  }
+}
+
+void add_raster_workload(CLI::App& profile) {
+  auto a = std::make_shared<RasterArgs>();
+  auto* cmd = profile.add_subcommand("raster", "3DGS forward stages and backward per accumulation mode "
+                                               "(garden grid workload from a point cloud, or a .ply scene)");
+  cmd->add_option("--points", a->points, "Point cloud .ply of the garden grid workload (garden_points/points.ply)");
+  cmd->add_option("--ply", a->ply, "A 3DGS .ply scene instead of the garden grid");
+  cmd->add_option("--transforms", a->transforms, "transforms.json whose frame --frame is the camera")->required();
+  cmd->add_option("--grid", a->grids, "Grid sizes G (odd) of the garden workload")->check(CLI::PositiveNumber);
+  cmd->add_option("--frame", a->frame, "Camera frame index");
+  cmd->add_option("--seed", a->seed, "Seed of the random Gaussian attributes");
+  cmd->add_option("--colors", a->colors, "sh (degree 3), rgb (precomputed) or both")
+      ->check(CLI::IsMember({"sh", "rgb", "both"}));
+  cmd->add_option("--modes", a->modes, "Backward accumulation modes (default all)");
+  cmd->add_option("--device", a->device, "cpu, cuda or auto")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  cmd->add_option("--warmup", a->warmup, "Untimed runs before timing")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--reps", a->reps, "Timed runs (median reported)")->check(CLI::PositiveNumber);
+  cmd->add_flag("--antialiased", a->antialiased, "Antialiased EWA mode");
+  cmd->add_option("--out", a->out, "Folder for raster.json and raster.md");
+  cmd->callback([a] { run_raster(*a); });
+}
+
+}  // namespace
+
+TG_REGISTER_PROFILE_WORKLOAD(raster, add_raster_workload);
+
+}  // namespace tilegrad::cli

@@ -1,0 +1,26 @@
+// Internal: arguments and launcher of the CUDA blend backward.
+#pragma once
+#include <cstdint>
+
+#include "tilegrad/ad/accumulation.h"
+#include "tilegrad/rasterizer/element/tiles.h"
+#include "tilegrad/rasterizer/settings.h"
+
+namespace tilegrad::raster::cuda_backend {
+
+struct BlendBackwardArgs {
+  TileGrid grid;
+  Thresholds thresholds;
+  float background[3];
+  const float* proj;
+  const std::uint32_t *tile_start, *sorted_gaussians, *offsets, *contributors;
+  const float* final_transmittance;
+  const float *dl_dimage, *dl_dalpha, *dl_ddepth;  // alpha and depth may be null
+  float* grad2d;   // Atomic / WarpAggregated: [N, 12], zeroed by the caller
+  float* partial;  // Owned: [instances, 12] in slot order; SortReduce: in tile-sorted order; every row written
+};
+
+// Owned and SortReduce both produce per-instance records (SortReduce then sorts them by Gaussian id).
+void launch_blend_backward(Accumulation mode, const BlendBackwardArgs& args, int tiles);
+
+}  // namespace tilegrad::raster::cuda_backend

@@ -1,0 +1,266 @@
+// CUDA forward: project (one thread per Gaussian) -> bin (prefix sum, one key per (Gaussian, tile), radix sort
+// on the key bits in use, tile ranges) -> blend (one block per 16x16 tile, one thread per pixel, Gaussians staged
+// through shared memory in batches, front to back). One device-to-host read per frame: the instance count.
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "cuda/backend.h"
+#include "cuda/common.cuh"
+#include "tilegrad/rasterizer/element/color.h"
+#include "tilegrad/rasterizer/element/tiles.h"
+
+namespace tilegrad::raster::cuda_backend {
+namespace {
+
+using cuda::global_thread;
+enum WorkspaceSlot : std::size_t { kTilesTouched = 0, kScanTemp, kCounts };
+
+struct ProjectArgs {
+  std::size_t n;
+  int stored_k, active_degree;
+  const float *means, *log_scales, *quats, *logits, *sh, *colors;
+  ProjectionCamera cam;
+  TileGrid grid;
+  float blur, extent;
+  bool antialiased;
+  float* proj;
+  std::uint8_t* clamped;
+  std::uint32_t* tiles_touched;
+  std::uint32_t* visible;  // count of Gaussians with at least one tile
+};
+
+__device__ bool project_one(const ProjectArgs& a, std::size_t g) {
+  a.tiles_touched[g] = 0;
+  const Vec3<float> mean{{a.means[3 * g], a.means[3 * g + 1], a.means[3 * g + 2]}};
+  const Vec3<float> log_scale{{a.log_scales[3 * g], a.log_scales[3 * g + 1], a.log_scales[3 * g + 2]}};
+  const Vec4<float> quat{{a.quats[4 * g], a.quats[4 * g + 1], a.quats[4 * g + 2], a.quats[4 * g + 3]}};
+  const Projected<float> pr = project_gaussian(mean, log_scale, quat, a.logits[g], a.cam, a.blur, a.antialiased);
+  if (!pr.valid) return false;
+  const float radius = footprint_radius(pr.cov2d[0], pr.cov2d[1], pr.cov2d[2], a.extent);
+  const TileRect rect = footprint_tiles(pr.mean2d[0], pr.mean2d[1], radius, a.grid);
+  if (rect.area() == 0) return false;
+  std::uint8_t mask = 0;
+  Vec3<float> rgb;
+  if (a.colors) {
+    rgb = {{a.colors[3 * g], a.colors[3 * g + 1], a.colors[3 * g + 2]}};
+  } else {
+    rgb = sh_color(a.active_degree, a.sh + g * a.stored_k * 3, mean, a.cam.position, mask);
+  }
+  float rec[kProjWidth] = {pr.mean2d[0], pr.mean2d[1], pr.conic[0], pr.conic[1], pr.conic[2], pr.opacity,
+                           rgb[0],       rgb[1],       rgb[2],      pr.depth,    radius};
+  bool finite = true;
+#pragma unroll
+  for (int c = 0; c < kProjWidth; ++c) finite = finite && isfinite(rec[c]);
+  if (!finite) return false;  // NaN or infinite parameters are culled
+  float* out = a.proj + g * kProjWidth;
+#pragma unroll
+  for (int c = 0; c < kProjWidth; ++c) out[c] = rec[c];
+  a.clamped[g] = mask;
+  a.tiles_touched[g] = static_cast<std::uint32_t>(rect.area());
+  return true;
+}
+
+__global__ void project_kernel(ProjectArgs a) {
+  const std::size_t g = global_thread();
+  const bool visible = g < a.n && project_one(a, g);
+  // The visible count is a statistic for reports; one integer atomic per warp.
+  const unsigned votes = __ballot_sync(0xFFFFFFFFu, visible);
+  if (cuda::lane_id() == 0 && votes) atomicAdd(a.visible, __popc(votes));
+}
+
+// One key per (Gaussian, tile); the value is the Gaussian. Slot offsets[g] + k holds the k-th tile of g's
+// rectangle in row-major order (backward recomputes k from the tile and the rectangle).
+__global__ void emit_kernel(std::size_t n, const float* proj, const std::uint32_t* offsets, TileGrid grid,
+                            std::uint64_t* keys, std::uint32_t* gaussians) {
+  const std::size_t g = global_thread();
+  if (g >= n) return;
+  std::uint32_t slot = offsets[g];
+  if (slot == offsets[g + 1]) return;
+  const float* r = proj + g * kProjWidth;
+  const TileRect rect = footprint_tiles(r[cpu::kU], r[cpu::kV], r[cpu::kRadius], grid);
+  const float depth = r[cpu::kDepth];
+  for (int ty = rect.y0; ty < rect.y1; ++ty)
+    for (int tx = rect.x0; tx < rect.x1; ++tx, ++slot) {
+      keys[slot] = instance_key(static_cast<std::uint32_t>(ty * grid.tiles_x + tx), depth);
+      gaussians[slot] = static_cast<std::uint32_t>(g);
+    }
+}
+
+// tile_start[t] = first sorted instance whose tile is >= t, for t in [0, tiles].
+__global__ void tile_start_kernel(const std::uint64_t* sorted_keys, std::size_t count, int tiles,
+                                  std::uint32_t* tile_start) {
+  const std::size_t t = global_thread();
+  if (t > std::size_t(tiles)) return;
+  std::size_t lo = 0, hi = count;
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi) / 2;
+    if ((sorted_keys[mid] >> 32) < t) lo = mid + 1; else hi = mid;
+  }
+  tile_start[t] = static_cast<std::uint32_t>(lo);
+}
+
+struct BlendArgs {
+  TileGrid grid;
+  Thresholds thresholds;
+  float background[3];
+  const float* proj;
+  const std::uint32_t *tile_start, *sorted_gaussians;
+  float *image, *alpha, *depth, *final_transmittance;
+  std::uint32_t* contributors;
+};
+
+constexpr int kBatch = kTilePixels;  // Gaussians staged per round: one per thread
+
+__global__ void __launch_bounds__(kTilePixels) blend_kernel(BlendArgs a) {
+  __shared__ Splat<float> s_splat[kBatch];
+  __shared__ float4 s_color_depth[kBatch];
+  const int tile = blockIdx.x;
+  const int x = (tile % a.grid.tiles_x) * kTileSize + threadIdx.x % kTileSize;
+  const int y = (tile / a.grid.tiles_x) * kTileSize + threadIdx.x / kTileSize;
+  const bool inside = x < a.grid.width && y < a.grid.height;
+  const float px = x + 0.5f, py = y + 0.5f;
+  const std::uint32_t start = a.tile_start[tile], end = a.tile_start[tile + 1];
+  float trans = 1.0f, rgb[3] = {0.0f, 0.0f, 0.0f}, depth = 0.0f;
+  std::uint32_t contributors = 0;
+  bool done = !inside;
+  for (std::uint32_t batch = start; batch < end; batch += kBatch) {
+    if (__syncthreads_count(done) == kTilePixels) break;  // every pixel of the tile is finished
+    const std::uint32_t i = batch + threadIdx.x;
+    if (i < end) {
+      const float* r = a.proj + std::size_t(a.sorted_gaussians[i]) * kProjWidth;
+      s_splat[threadIdx.x] = splat_of(r);
+      s_color_depth[threadIdx.x] = make_float4(r[cpu::kRed], r[cpu::kGreen], r[cpu::kBlue], r[cpu::kDepth]);
+    }
+    __syncthreads();
+    const int count = min(kBatch, int(end - batch));
+    for (int j = 0; j < count && !done; ++j) {
+      const Fragment<float> f = fragment_at(s_splat[j], px, py, a.thresholds);
+      if (!f.used) continue;
+      const float next = trans * (1.0f - f.alpha);
+      if (next < a.thresholds.min_transmittance) {
+        done = true;
+        break;
+      }
+      const float w = f.alpha * trans;
+      const float4 cd = s_color_depth[j];
+      rgb[0] += w * cd.x;
+      rgb[1] += w * cd.y;
+      rgb[2] += w * cd.z;
+      depth += w * cd.w;
+      trans = next;
+      contributors = batch + j - start + 1;
+    }
+  }
+  if (!inside) return;
+  const std::size_t pix = std::size_t(y) * a.grid.width + x;
+  for (int c = 0; c < 3; ++c) a.image[3 * pix + c] = rgb[c] + trans * a.background[c];
+  a.alpha[pix] = 1.0f - trans;
+  a.depth[pix] = depth;
+  a.final_transmittance[pix] = trans;
+  a.contributors[pix] = contributors;
+}
+
+int bits_for(std::size_t max_value) {
+  int bits = 1;
+  while (bits < 32 && (std::size_t(1) << bits) <= max_value) ++bits;
+  return bits;
+}
+
+}  // namespace
+
+void forward(const GaussiansView& g, DeviceState& s, ForwardOutput& out, Workspace& ws, StageTimes* times) {
+  const std::size_t n = g.count;
+  const std::size_t pixels = std::size_t(s.grid.width) * s.grid.height;
+  out.image = Buffer<float>(pixels * 3, Device::Cuda);
+  out.alpha = Buffer<float>(pixels, Device::Cuda);
+  out.depth = Buffer<float>(pixels, Device::Cuda);
+  s.final_transmittance = Buffer<float>(pixels, Device::Cuda);
+  s.contributors = Buffer<std::uint32_t>(pixels, Device::Cuda);
+  s.projected = Buffer<float>(n * kProjWidth, Device::Cuda);
+  s.clamped = Buffer<std::uint8_t>(n, Device::Cuda);
+  s.offsets = Buffer<std::uint32_t>(n + 1, Device::Cuda);
+  s.tile_start = Buffer<std::uint32_t>(std::size_t(s.grid.count()) + 1, Device::Cuda);
+  StageClock clock(times != nullptr);
+
+  auto* tiles_touched = ws.slot<std::uint32_t>(kTilesTouched, n + 1);
+  ProjectArgs pa{n,
+                 sh_coefficients(g.sh_degree),
+                 s.active_degree,
+                 g.means.data(),
+                 g.log_scales.data(),
+                 g.quats.data(),
+                 g.opacity_logits.data(),
+                 g.colors.empty() ? g.sh.data() : nullptr,
+                 g.colors.empty() ? nullptr : g.colors.data(),
+                 s.camera,
+                 s.grid,
+                 s.settings.blur,
+                 s.settings.thresholds.extent_sigmas,
+                 s.settings.antialiased,
+                 s.projected.data(),
+                 s.clamped.data(),
+                 tiles_touched,
+                 nullptr};
+  auto* counts = ws.slot<std::uint32_t>(kCounts, 2);  // {visible, instances}
+  pa.visible = counts;
+  TG_CUDA_CHECK(cudaMemsetAsync(counts, 0, 2 * sizeof(std::uint32_t)));
+  cuda::launch(project_kernel, n, kBlock, 0, pa);
+  clock.mark();
+
+  // Instance slots: exclusive scan of tiles touched (the extra last element gives the total).
+  TG_CUDA_CHECK(cudaMemsetAsync(tiles_touched + n, 0, sizeof(std::uint32_t)));
+  std::size_t scan_bytes = 0;
+  TG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, tiles_touched, s.offsets.data(), int(n + 1)));
+  TG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(ws.slot<std::byte>(kScanTemp, scan_bytes), scan_bytes, tiles_touched,
+                                              s.offsets.data(), int(n + 1)));
+  TG_CUDA_CHECK(cudaMemcpyAsync(counts + 1, s.offsets.data() + n, sizeof(std::uint32_t), cudaMemcpyDeviceToDevice));
+  std::uint32_t host_counts[2] = {0, 0};
+  TG_CUDA_CHECK(cudaMemcpy(host_counts, counts, sizeof(host_counts), cudaMemcpyDeviceToHost));
+  const std::uint32_t instances = host_counts[1];
+  s.instances = instances;
+  s.visible = host_counts[0];
+  s.sorted_gaussians = Buffer<std::uint32_t>(instances, Device::Cuda);
+  // Sort temporaries live for this call only, so they do not add to the backward's memory.
+  Buffer<std::uint64_t> keys(instances, Device::Cuda), keys_sorted(instances, Device::Cuda);
+  Buffer<std::uint32_t> gaussians(instances, Device::Cuda);
+  cuda::launch(emit_kernel, n, kBlock, 0, n, s.projected.data(), s.offsets.data(), s.grid, keys.data(),
+               gaussians.data());
+  if (instances > 0) {
+    const int end_bit = 32 + bits_for(std::size_t(s.grid.count()) - 1);  // tile ids < tiles: higher bits are zero
+    std::size_t sort_bytes = 0;
+    TG_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys.data(), keys_sorted.data(),
+                                                  gaussians.data(), s.sorted_gaussians.data(), int(instances), 0,
+                                                  end_bit));
+    Buffer<std::byte> sort_temp(sort_bytes, Device::Cuda);
+    TG_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_temp.data(), sort_bytes, keys.data(), keys_sorted.data(),
+                                                  gaussians.data(), s.sorted_gaussians.data(), int(instances), 0,
+                                                  end_bit));
+  }
+  cuda::launch(tile_start_kernel, std::size_t(s.grid.count()) + 1, kBlock, 0, keys_sorted.data(),
+               std::size_t(instances), s.grid.count(), s.tile_start.data());
+  clock.mark();
+
+  if (pixels > 0) {
+    BlendArgs ba{s.grid,
+                 s.settings.thresholds,
+                 {s.settings.background[0], s.settings.background[1], s.settings.background[2]},
+                 s.projected.data(),
+                 s.tile_start.data(),
+                 s.sorted_gaussians.data(),
+                 out.image.data(),
+                 out.alpha.data(),
+                 out.depth.data(),
+                 s.final_transmittance.data(),
+                 s.contributors.data()};
+    blend_kernel<<<s.grid.count(), kTilePixels>>>(ba);
+    TG_CUDA_CHECK_LAUNCH();
+  }
+  clock.mark();
+  if (times) {
+    times->project = clock.elapsed(0);
+    times->sort = clock.elapsed(1);
+    times->blend = clock.elapsed(2);
+  }
+}
+
+}  // namespace tilegrad::raster::cuda_backend
