@@ -85,14 +85,22 @@ struct Output {
   }
 };
 
+// The values are read once into registers (unrolled with a guard), then both passes of exact::sum run on them.
 __global__ void tiny_segments_kernel(Rows rows, const std::uint32_t* offsets, std::size_t num_segments, Output out) {
   const std::size_t t = global_thread();
   const std::size_t s = t / rows.width;
   const int c = static_cast<int>(t % rows.width);
   if (s >= num_segments) return;
   const std::uint32_t begin = offsets[s], end = offsets[s + 1];
-  if (begin == end || end - begin > kTinyMax) return;
-  out.write(s, c, exact::sum([&](std::uint32_t i) { return rows.at(begin + i, c); }, end - begin));
+  const std::uint32_t len = end - begin;
+  if (len == 0 || len > kTinyMax) return;
+  float x[kTinyMax];
+#pragma unroll
+  for (std::uint32_t i = 0; i < kTinyMax; ++i) {
+    if (i >= len) break;
+    x[i] = rows.at(begin + i, c);
+  }
+  out.write(s, c, exact::sum([&](std::uint32_t i) { return x[i]; }, len));
 }
 
 // counts[s] = (single-chunk ? 1 : 0) | (chunks of a multi-chunk segment) << 32; counts[num_segments] = 0.
@@ -305,10 +313,11 @@ __global__ void multi_segment_kernel(Plan p) {
 void run_plan(const Rows& rows, const std::uint32_t* offsets, std::size_t num_segments, std::size_t count,
               std::uint32_t min_rows, const Output& out, Workspace& ws, cudaStream_t stream) {
   const int width = rows.width;
-  // Bounds known on the host: single tasks <= segments of at least max(min_rows, 1) rows; multi chunks <=
-  // 2 count / multi_rows + 1 (every multi segment is longer than a single chunk).
+  // Bounds known on the host: single tasks <= segments of at least max(min_rows, 1) rows; a multi segment
+  // (longer than a single chunk) has at most len / multi_rows + 1 chunks, and there are at most
+  // count / (single_rows + 1) of them.
   const std::size_t max_single = std::min(num_segments, count / std::max<std::uint32_t>(min_rows, 1));
-  const std::size_t max_multi = 2 * (count / multi_rows(width)) + 1;
+  const std::size_t max_multi = count / multi_rows(width) + count / (single_rows(width) + 1) + 1;
   auto* counts = ws.slot<unsigned long long>(kSlotChunkCounts, num_segments + 1);
   auto* bases = ws.slot<unsigned long long>(kSlotChunkBase, num_segments + 1);
   cuda::launch(count_tasks_kernel, num_segments + 1, kBlock, stream, offsets, num_segments, width, min_rows, counts);

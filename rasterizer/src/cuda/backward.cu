@@ -29,12 +29,31 @@ struct ProjectBackwardArgs {
   float *g_means, *g_log_scales, *g_quats, *g_logits, *g_sh, *g_colors, *g_mean2d, *g_mean2d_abs;
 };
 
-// Capped at 128 registers (2 blocks per SM): a little L1-resident spilling buys twice the warps to hide
-// the parameter loads and gradient stores.
-__global__ void __launch_bounds__(kBlock, 2) project_backward_kernel(ProjectBackwardArgs a) {
+constexpr unsigned kProjectBlock = 128;
+constexpr int kStageStride = 3 * kShMaxCoefficients + 1;  // odd: lanes' rows fall in different banks
+
+// Writes one value row per lane (per_item floats, item = lane) for the warp's 32 consecutive items as one
+// contiguous block: every store instruction then covers consecutive addresses. `rows` is this warp's staging
+// area (32 rows of kStageStride floats) already filled; items at or beyond n are not written.
+__device__ void warp_store(float* dst, std::size_t first_item, std::size_t n, int per_item, const float* rows) {
+  __syncwarp();
+  const std::size_t items = n > first_item ? min(std::size_t(32), n - first_item) : 0;
+  const int total = int(items) * per_item;
+  for (int idx = int(cuda::lane_id()); idx < total; idx += 32)
+    dst[first_item * per_item + idx] = rows[(idx / per_item) * kStageStride + idx % per_item];
+  __syncwarp();
+}
+
+// Capped at 128 registers (4 blocks of 128 threads per SM): a little L1-resident spilling buys more warps to
+// hide the parameter loads and gradient stores.
+__global__ void __launch_bounds__(kProjectBlock, 4) project_backward_kernel(ProjectBackwardArgs a) {
+  __shared__ float s_stage[kProjectBlock / 32][32 * kStageStride];
   const std::size_t g = global_thread();
-  if (g >= a.n) return;
-  const std::uint32_t begin = a.offsets[g], instances = a.offsets[g + 1] - begin;
+  const std::size_t first = g - cuda::lane_id();
+  float* row = s_stage[threadIdx.x / 32] + cuda::lane_id() * kStageStride;
+  const float* rows = s_stage[threadIdx.x / 32];
+  const bool valid = g < a.n;
+  const std::uint32_t begin = valid ? a.offsets[g] : 0, instances = valid ? a.offsets[g + 1] - begin : 0;
   const bool rendered = instances != 0;
   float rec[kGrad2dWidth];
 #pragma unroll
@@ -46,41 +65,44 @@ __global__ void __launch_bounds__(kBlock, 2) project_backward_kernel(ProjectBack
     } else if (instances >= kInlineInstances) {
       rec[c] = a.partial[std::size_t(begin) * kGrad2dWidth + c];
     } else {
-      const float* rows = a.partial + std::size_t(begin) * kGrad2dWidth + c;
-      rec[c] = exact::sum([&](std::uint32_t i) { return rows[std::size_t(i) * kGrad2dWidth]; }, instances);
+      const float* rows_c = a.partial + std::size_t(begin) * kGrad2dWidth + c;
+      rec[c] = exact::sum([&](std::uint32_t i) { return rows_c[std::size_t(i) * kGrad2dWidth]; }, instances);
     }
   }
-  const Vec3<float> mean{{a.means[3 * g], a.means[3 * g + 1], a.means[3 * g + 2]}};
+  const Vec3<float> mean = valid ? Vec3<float>{{a.means[3 * g], a.means[3 * g + 1], a.means[3 * g + 2]}}
+                                 : Vec3<float>::zero();
   ParamGrad<float> pg{};
-  const int k_total = a.stored_k * 3;
   if (rendered) {
     const Vec3<float> log_scale{{a.log_scales[3 * g], a.log_scales[3 * g + 1], a.log_scales[3 * g + 2]}};
     const Vec4<float> quat{{a.quats[4 * g], a.quats[4 * g + 1], a.quats[4 * g + 2], a.quats[4 * g + 3]}};
     pg = project_gaussian_vjp(mean, log_scale, quat, a.logits[g], a.cam, a.blur, a.antialiased, rec);
   }
+  // Colour: precomputed colours or SH coefficients (the direction term adds to the mean gradient).
+  const int k_total = a.stored_k * 3;
   if (a.colors) {
-    for (int c = 0; c < 3; ++c) a.g_colors[3 * g + c] = rec[kGradColor + c];
+    for (int c = 0; c < 3; ++c) row[c] = rec[kGradColor + c];
+    warp_store(a.g_colors, first, a.n, 3, rows);
   } else {
-    float* out = a.g_sh + g * k_total;
-    const int active = (a.active_degree + 1) * (a.active_degree + 1) * 3;
-    for (int c = active; c < k_total; ++c) out[c] = 0.0f;  // bands above the active degree
-    if (rendered) {
+    for (int c = 0; c < k_total; ++c) row[c] = 0.0f;  // inactive bands and Gaussians not rendered
+    if (rendered)
       sh_color_vjp(a.active_degree, a.sh + g * k_total, mean, a.cam.position, a.clamped[g], rec + kGradColor, pg.mean,
-                   out);
-    } else {
-      for (int c = 0; c < active; ++c) out[c] = 0.0f;
-    }
+                   row);
+    warp_store(a.g_sh, first, a.n, k_total, rows);
   }
-  for (int c = 0; c < 3; ++c) {
-    a.g_means[3 * g + c] = pg.mean[c];
-    a.g_log_scales[3 * g + c] = pg.log_scale[c];
-  }
-  for (int c = 0; c < 4; ++c) a.g_quats[4 * g + c] = pg.quat[c];
-  a.g_logits[g] = pg.opacity_logit;
-  a.g_mean2d[2 * g] = rec[kGradU];
-  a.g_mean2d[2 * g + 1] = rec[kGradV];
-  a.g_mean2d_abs[2 * g] = rec[kGradAbsU];
-  a.g_mean2d_abs[2 * g + 1] = rec[kGradAbsV];
+  for (int c = 0; c < 3; ++c) row[c] = pg.mean[c];
+  warp_store(a.g_means, first, a.n, 3, rows);
+  for (int c = 0; c < 3; ++c) row[c] = pg.log_scale[c];
+  warp_store(a.g_log_scales, first, a.n, 3, rows);
+  for (int c = 0; c < 4; ++c) row[c] = pg.quat[c];
+  warp_store(a.g_quats, first, a.n, 4, rows);
+  row[0] = pg.opacity_logit;
+  warp_store(a.g_logits, first, a.n, 1, rows);
+  row[0] = rec[kGradU];
+  row[1] = rec[kGradV];
+  warp_store(a.g_mean2d, first, a.n, 2, rows);
+  row[0] = rec[kGradAbsU];
+  row[1] = rec[kGradAbsV];
+  warp_store(a.g_mean2d_abs, first, a.n, 2, rows);
 }
 
 __global__ void nonfinite_kernel(const float* v, std::size_t n, unsigned* flag) {
@@ -183,7 +205,7 @@ void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dima
                          grads.colors.data(),
                          grads.mean2d.data(),
                          grads.mean2d_abs.data()};
-  cuda::launch(project_backward_kernel, n, kBlock, 0, pa);
+  cuda::launch(project_backward_kernel, n, kProjectBlock, 0, pa);
   clock.mark();
   if (times) {
     times->blend_backward = clock.elapsed(0);

@@ -103,6 +103,26 @@ TG_AD_BINARY_CONST_SECOND(atan2)
 #undef TG_AD_BINARY_CONST_FIRST
 #undef TG_AD_BINARY_CONST_SECOND
 
+// fma for derivative numbers: a b + c (the value is fused; derivatives follow the product rule).
+template <class T, int N>
+TG_HD TG_INLINE Dual<T, N> fma(const Dual<T, N>& a, const Dual<T, N>& b, const Dual<T, N>& c) {
+  Dual<T, N> r = a * b + c;
+  r.v = fma(a.v, b.v, c.v);
+  return r;
+}
+template <class T, int N>
+TG_HD TG_INLINE Dual<T, N> fma(T a, const Dual<T, N>& b, const Dual<T, N>& c) {
+  Dual<T, N> r = a * b + c;
+  r.v = fma(a, b.v, c.v);
+  return r;
+}
+template <class T, int N>
+TG_HD TG_INLINE Hyper<T, N> fma(T a, const Hyper<T, N>& b, const Hyper<T, N>& c) {
+  Hyper<T, N> r = a * b + c;
+  r.v = fma(a, b.v, c.v);
+  return r;
+}
+
 // clamp with constant bounds: derivative passes through on [lo, hi].
 template <class T, int N>
 TG_HD TG_INLINE Dual<T, N> clamp(const Dual<T, N>& x, T lo, T hi) {

@@ -56,6 +56,17 @@ TG_HD TG_INLINE T pow(T x, T y) {
     return ::pow(x, y);
   }
 }
+// Fused multiply-add, rounded once on every backend: results computed with it are identical on the CPU and
+// the GPU (where the compiler would otherwise contract some expressions and not others).
+template <class T, if_real_t<T> = 0>
+TG_HD TG_INLINE T fma(T a, T b, T c) {
+  if constexpr (std::is_same_v<T, float>) {
+    return ::fmaf(a, b, c);
+  } else {
+    return ::fma(a, b, c);
+  }
+}
+
 template <class T, if_real_t<T> = 0>
 TG_HD TG_INLINE T atan2(T y, T x) {
   if constexpr (std::is_same_v<T, float>) {

@@ -81,10 +81,12 @@ TG_HD Projected<S> project_covariance(const Vec3<S>& mean, const Mat3<S>& sigma,
   using T = scalar_of_t<S>;
   Projected<S> out;
   out.valid = false;
+  // Explicit fma: the depth is a sort key, and it must have the same bits on the CPU and the GPU or nearly
+  // equal depths could composite in different orders.
   Vec3<S> p;
   TG_UNROLL for (int i = 0; i < 3; ++i) {
     p[i] = S(T(cam.translation[i]));
-    TG_UNROLL for (int k = 0; k < 3; ++k) p[i] = p[i] + T(cam.rotation(i, k)) * mean[k];
+    TG_UNROLL for (int k = 0; k < 3; ++k) p[i] = fma(T(cam.rotation(i, k)), mean[k], p[i]);
   }
   out.depth = p[2];
   if (!(p[2] > T(cam.near_plane)) || !(p[2] < T(cam.far_plane))) return out;

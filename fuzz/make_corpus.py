@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Writes the hand-made seed corpora under fuzz/corpus/<target>/ (valid_* files must be accepted by a reader of
+their target, bad_* files rejected by all; see tests/io/test_corpus_replay.cpp). Standard library only."""
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def write(target, name, data):
+    folder = os.path.join(HERE, "corpus", target)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+
+
+def ply_header(fmt, elements, comments=()):
+    lines = ["ply", "format %s 1.0" % fmt] + ["comment " + c for c in comments]
+    for name, count, props in elements:
+        lines.append("element %s %d" % (name, count))
+        lines += ["property " + p for p in props]
+    return ("\n".join(lines + ["end_header"]) + "\n").encode()
+
+
+def gaussian_names(rest, normals=True):
+    names = ["x", "y", "z"] + (["nx", "ny", "nz"] if normals else []) + ["f_dc_0", "f_dc_1", "f_dc_2"]
+    names += ["f_rest_%d" % i for i in range(rest)]
+    return names + ["opacity", "scale_0", "scale_1", "scale_2", "rot_0", "rot_1", "rot_2", "rot_3"]
+
+
+def ply_seeds():
+    for degree, rest in ((0, 0), (1, 9)):
+        names = gaussian_names(rest)
+        rows = b"".join(struct.pack("<%df" % len(names), *[0.1 * (i + j) for j in range(len(names))]) for i in range(2))
+        write("ply", "valid_gaussians_degree%d.ply" % degree,
+              ply_header("binary_little_endian", [("vertex", 2, ["float " + n for n in names])]) + rows)
+    names = gaussian_names(0, normals=False)  # gsplat's layout, here as ascii doubles
+    write("ply", "valid_gaussians_ascii.ply",
+          ply_header("ascii", [("vertex", 1, ["double " + n for n in names])]).decode() +
+          " ".join("0.5" for _ in names) + "\n")
+    write("ply", "valid_points.ply",
+          ply_header("binary_little_endian", [("vertex", 2, ["float x", "float y", "float z", "uchar red",
+                                                              "uchar green", "uchar blue"])]) +
+          struct.pack("<3f3B3f3B", 1, 2, 3, 10, 20, 30, -1, -2, -3, 200, 100, 0))
+    write("ply", "valid_points_double_be.ply",
+          ply_header("binary_big_endian", [("vertex", 1, ["double x", "double y", "double z"])]) +
+          struct.pack(">3d", 0.5, 1.5, 2.5))
+    write("ply", "valid_mesh_ascii.ply",
+          ply_header("ascii", [("vertex", 4, ["float x", "float y", "float z"]),
+                               ("face", 1, ["list uchar int vertex_indices"])], ["hand made"]).decode() +
+          "0 0 0\n1 0 0\n1 1 0\n0 1 0\n4 0 1 2 3\n")
+    write("ply", "valid_mesh_tristrips.ply",
+          ply_header("binary_little_endian", [("vertex", 4, ["float x", "float y", "float z"]),
+                                              ("tristrips", 1, ["list int int vertex_indices"])]) +
+          struct.pack("<12f", 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0) + struct.pack("<i6i", 6, 0, 1, 2, 3, -1, 0))
+    write("ply", "valid_mesh_be_uint_index.ply",
+          ply_header("binary_big_endian", [("vertex", 3, ["int8 x", "uint16 y", "int32 z", "uint extra"]),
+                                           ("face", 1, ["list ushort uint vertex_index", "short flags"])]) +
+          struct.pack(">" + "bHiI" * 3, 0, 0, 0, 7, 1, 0, 0, 7, 0, 1, 0, 7) + struct.pack(">H3Ih", 3, 0, 1, 2, -5))
+    write("ply", "bad_truncated.ply",
+          ply_header("binary_little_endian", [("vertex", 3, ["float x", "float y", "float z"])]) + struct.pack("<4f", 1, 2, 3, 4))
+    write("ply", "bad_header.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty flot x\nend_header\n1\n")
+    write("ply", "bad_nan.ply", ply_header("ascii", [("vertex", 1, ["float x", "float y", "float z"])]).decode() + "nan 0 0\n")
+    write("ply", "bad_list_length.ply",
+          ply_header("binary_little_endian", [("vertex", 0, ["float x", "float y", "float z"]),
+                                              ("face", 1, ["list int int vertex_indices"])]) + struct.pack("<2i", 1 << 30, 0))
+
+
+def colmap_binary_seeds():
+    cams = struct.pack("<Q", 2)
+    cams += struct.pack("<IiQQ4d", 1, 1, 640, 480, 500, 510, 320, 240)
+    cams += struct.pack("<IiQQ3d", 2, 0, 320, 240, 250, 160, 120)
+    write("colmap_binary", "valid_cameras.bin", cams)
+    write("colmap_binary", "valid_cameras_distorted.bin",
+          struct.pack("<Q", 1) + struct.pack("<IiQQ8d", 3, 4, 640, 480, 500, 500, 320, 240, 0.1, 0.01, 0, 0))
+    images = struct.pack("<Q", 2)
+    images += struct.pack("<I7dI", 1, 1, 0, 0, 0, 0, 0, 4, 1) + b"img_a.jpg\0" + struct.pack("<Q", 2)
+    images += struct.pack("<ddQddq", 10.5, 20.5, 0, 30.5, 40.5, -1)
+    images += struct.pack("<I7dI", 2, 0.5, 0.5, 0.5, 0.5, 1, 2, 3, 2) + b"img_b.jpg\0" + struct.pack("<Q", 0)
+    write("colmap_binary", "valid_images.bin", images)
+    points = struct.pack("<Q", 2)
+    points += struct.pack("<Q3d3BdQ", 0, 1, 2, 3, 10, 20, 30, 0.5, 2) + struct.pack("<4I", 1, 0, 2, 5)
+    points += struct.pack("<Q3d3BdQ", 1, -1, 0, 5, 255, 0, 128, 0.25, 0)
+    write("colmap_binary", "valid_points3D.bin", points)
+    write("colmap_binary", "bad_count.bin", struct.pack("<Q", 1 << 40) + b"\0" * 64)
+    write("colmap_binary", "bad_model.bin", struct.pack("<Q", 1) + struct.pack("<IiQQ4d", 1, 42, 640, 480, 1, 2, 3, 4))
+
+
+def colmap_text_seeds():
+    write("colmap_text", "valid_cameras.txt",
+          "# Camera list\n1 PINHOLE 640 480 500 510 320 240\n2 SIMPLE_PINHOLE 320 240 250 160 120\n"
+          "3 OPENCV 640 480 500 500 320 240 0.1 0.01 0 0\n")
+    write("colmap_text", "valid_images.txt",
+          "# Image list\n1 1 0 0 0 0 0 4 1 img_a.jpg\n10.5 20.5 0 30.5 40.5 -1\n"
+          "2 0.5 0.5 0.5 0.5 1 2 3 2 img_b.jpg\n\n")
+    write("colmap_text", "valid_points3D.txt", "# 3D points\n0 1 2 3 10 20 30 0.5 1 0 2 5\n1 -1 0 5 255 0 128 0.25\n")
+    write("colmap_text", "bad_model.txt", "1 FANCY_MODEL 640 480 1 2 3\n")
+    write("colmap_text", "bad_numbers.txt", "1 PINHOLE 640 480 500 x 320 240\n")
+
+
+def transforms_seeds():
+    pose = "[[1, 0, 0, 0.5], [0, 0, -1, 4], [0, 1, 0, 1], [0, 0, 0, 1]]"
+    write("transforms", "valid_angle.json",
+          '{"camera_angle_x": 0.69, "w": 400, "h": 400, "frames": [{"file_path": "./train/r_0", '
+          '"rotation": 0.01, "transform_matrix": %s}]}' % pose)
+    write("transforms", "valid_intrinsics.json",
+          '{"fl_x": 1000, "fl_y": 1001, "cx": 500, "cy": 300, "w": 1000, "h": 600, "k1": 0, "p1": 0, '
+          '"camera_model": "OPENCV", "aabb_scale": 16, "frames": [{"file_path": "images/0001.jpg", '
+          '"transform_matrix": %s}, {"file_path": "images/0002.jpg", "fl_x": 900, "w": 800, "h": 600, '
+          '"transform_matrix": [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]}]}' % pose)
+    write("transforms", "bad_distortion.json",
+          '{"fl_x": 10, "w": 8, "h": 6, "k1": 0.2, "frames": [{"file_path": "a", "transform_matrix": %s}]}' % pose)
+    write("transforms", "bad_pose.json",
+          '{"fl_x": 10, "w": 8, "h": 6, "frames": [{"file_path": "a", "transform_matrix": [[2, 0, 0, 0], '
+          '[0, 2, 0, 0], [0, 0, 2, 0]]}]}')
+    write("transforms", "bad_json.json", '{"frames": [')
+
+
+def mesh_text_seeds():
+    write("mesh_text", "valid_quad.obj",
+          "# quad\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvn 0 0 1\nf 1/1/1 2/1/1 3//1 4\nv 2 0 0\nf -4 -1 -3\n")
+    write("mesh_text", "valid_tetra.off",
+          "OFF\n# tetrahedron\n4 4 6\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n")
+    write("mesh_text", "valid_colored.off", "COFF 3 1 0\n0 0 0 255 0 0 255\n1 0 0 0 255 0 255\n0 1 0 0 0 255 255\n"
+                                            "3 0 1 2 10 20 30\n")
+    write("mesh_text", "bad_index.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n")
+    # Both parsers see every input: this one is a truncated OFF file and an OBJ face with unknown vertices.
+    write("mesh_text", "bad_counts.off", "OFF\n1000000 1 0\nf 1 2 3\n")
+
+
+if __name__ == "__main__":
+    ply_seeds()
+    colmap_binary_seeds()
+    colmap_text_seeds()
+    transforms_seeds()
+    mesh_text_seeds()
