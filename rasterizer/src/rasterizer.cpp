@@ -159,11 +159,11 @@ Gradients Rasterizer::backward(const ForwardOutput& fwd, const GaussiansView& g,
     grads.sh = host_buffer(cg.sh);
     grads.colors = host_buffer(cg.colors);
     grads.mean2d = host_buffer(cg.mean2d);
-    grads.mean2d_abs = host_buffer(cg.mean2d_abs);
+    if (settings.absolute_mean2d) grads.mean2d_abs = host_buffer(cg.mean2d_abs);
   } else {
 #if TILEGRAD_WITH_CUDA
     cuda_backend::backward(g, *ctx.cuda_state, dl_dimage.data(), dl_dalpha.empty() ? nullptr : dl_dalpha.data(),
-                           dl_ddepth.empty() ? nullptr : dl_ddepth.data(), settings.accumulation, grads,
+                           dl_ddepth.empty() ? nullptr : dl_ddepth.data(), settings, grads,
                            m_impl->accumulator, m_impl->workspace, m_impl->timing ? &m_impl->times : nullptr);
 #endif
   }

@@ -9,6 +9,7 @@
 #include "accumulate_fixtures.h"
 #include "test_support.h"
 #include "tilegrad/ad/accumulate.h"
+#include "tilegrad/ad/exact_sum.h"
 
 using namespace tilegrad;
 using test::Records;
@@ -197,9 +198,30 @@ TEST(Accumulate, InPlaceReductionEqualsSegmentedSum) {
     const std::uint32_t begin = grouped.offsets[s], len = grouped.offsets[s + 1] - begin;
     for (int c = 0; c < 12; ++c) {
       const float want = len >= min_length ? sums[s * 12 + c] : grouped.records.values[std::size_t(begin) * 12 + c];
-      if (len > 0) ASSERT_EQ(values[std::size_t(begin) * 12 + c], want) << s << " " << c;
+      if (len > 0) {
+        ASSERT_EQ(values[std::size_t(begin) * 12 + c], want) << s << " " << c;
+      }
     }
     long_segments += len >= min_length;
   }
   EXPECT_GT(long_segments, 100);
+}
+
+TEST(ExactSum, SingleValueShortcutHasTheGeneralPathsBits) {
+  // exact::sum of one value takes a shortcut; it must equal the two-pass fixed-point arithmetic exactly.
+  auto general = [](float x) {
+    const unsigned flags = exact::nonfinite_flags(x);
+    if (flags) return exact::nonfinite_result(flags);
+    const int k = exact::scale_exponent(std::fabs(x), 1);
+    return exact::dequantize(exact::quantize(x, k), k);
+  };
+  std::vector<float> values = {0.0f, -0.0f, 1.0f, -1.0f, 3.0e38f, -1.17549435e-38f, 1.4e-45f, -2.5e-40f, 0.1f, -7.25f};
+  const auto random = test::random_floats(10000, 77, -1e6f, 1e6f);
+  values.insert(values.end(), random.begin(), random.end());
+  for (float x : values) {
+    const float fast = exact::sum([&](std::uint32_t) { return x; }, 1);
+    const float slow = general(x);
+    ASSERT_EQ(std::memcmp(&fast, &slow, sizeof(float)), 0) << x;
+  }
+  EXPECT_TRUE(std::isnan(exact::sum([](std::uint32_t) { return NAN; }, 1)));
 }

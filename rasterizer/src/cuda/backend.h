@@ -11,8 +11,8 @@ namespace tilegrad::raster::cuda_backend {
 void forward(const GaussiansView& g, DeviceState& s, ForwardOutput& out, Workspace& ws, StageTimes* times);
 
 void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dimage, const float* dl_dalpha,
-              const float* dl_ddepth, Accumulation accumulation, Gradients& grads, Accumulator& acc, Workspace& ws,
-              StageTimes* times);
+              const float* dl_ddepth, const BackwardSettings& settings, Gradients& grads, Accumulator& acc,
+              Workspace& ws, StageTimes* times);
 
 // True when any of the n values is NaN or infinite.
 bool any_nonfinite(const float* values, std::size_t n, Workspace& ws);

@@ -26,6 +26,7 @@ struct ProjectBackwardArgs {
   const std::uint32_t* offsets;
   const float* grad2d;   // per-Gaussian records (Atomic, WarpAggregated, SortReduce), or null:
   const float* partial;  // Owned: per-instance records, long segments already reduced into their first row
+  int width;             // floats per record: 9, or 12 with depth and |dL/dmean2d|
   float *g_means, *g_log_scales, *g_quats, *g_logits, *g_sh, *g_colors, *g_mean2d, *g_mean2d_abs;
 };
 
@@ -55,18 +56,19 @@ __global__ void __launch_bounds__(kProjectBlock, 4) project_backward_kernel(Proj
   const bool valid = g < a.n;
   const std::uint32_t begin = valid ? a.offsets[g] : 0, instances = valid ? a.offsets[g + 1] - begin : 0;
   const bool rendered = instances != 0;
+  const int width = a.width;
   float rec[kGrad2dWidth];
 #pragma unroll
   for (int c = 0; c < kGrad2dWidth; ++c) {
-    if (!rendered) {
+    if (!rendered || c >= width) {
       rec[c] = 0.0f;
     } else if (a.grad2d) {
-      rec[c] = a.grad2d[g * kGrad2dWidth + c];
+      rec[c] = a.grad2d[g * width + c];
     } else if (instances >= kInlineInstances) {
-      rec[c] = a.partial[std::size_t(begin) * kGrad2dWidth + c];
+      rec[c] = a.partial[std::size_t(begin) * width + c];
     } else {
-      const float* rows_c = a.partial + std::size_t(begin) * kGrad2dWidth + c;
-      rec[c] = exact::sum([&](std::uint32_t i) { return rows_c[std::size_t(i) * kGrad2dWidth]; }, instances);
+      const float* rows_c = a.partial + std::size_t(begin) * width + c;
+      rec[c] = exact::sum([&](std::uint32_t i) { return rows_c[std::size_t(i) * width]; }, instances);
     }
   }
   const Vec3<float> mean = valid ? Vec3<float>{{a.means[3 * g], a.means[3 * g + 1], a.means[3 * g + 2]}}
@@ -100,9 +102,11 @@ __global__ void __launch_bounds__(kProjectBlock, 4) project_backward_kernel(Proj
   row[0] = rec[kGradU];
   row[1] = rec[kGradV];
   warp_store(a.g_mean2d, first, a.n, 2, rows);
-  row[0] = rec[kGradAbsU];
-  row[1] = rec[kGradAbsV];
-  warp_store(a.g_mean2d_abs, first, a.n, 2, rows);
+  if (a.g_mean2d_abs) {
+    row[0] = rec[kGradAbsU];
+    row[1] = rec[kGradAbsV];
+    warp_store(a.g_mean2d_abs, first, a.n, 2, rows);
+  }
 }
 
 __global__ void nonfinite_kernel(const float* v, std::size_t n, unsigned* flag) {
@@ -123,8 +127,11 @@ bool any_nonfinite(const float* values, std::size_t n, Workspace& ws) {
 }
 
 void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dimage, const float* dl_dalpha,
-              const float* dl_ddepth, Accumulation accumulation, Gradients& grads, Accumulator& acc, Workspace& ws,
-              StageTimes* times) {
+              const float* dl_ddepth, const BackwardSettings& settings, Gradients& grads, Accumulator& acc,
+              Workspace& ws, StageTimes* times) {
+  const Accumulation accumulation = settings.accumulation;
+  // Records carry depth and |dL/dmean2d| only when something needs them.
+  const int width = (dl_ddepth || settings.absolute_mean2d) ? kGrad2dWidth : 9;
   const std::size_t n = g.count;
   const int stored_k = sh_coefficients(g.sh_degree);
   const bool colors = !g.colors.empty();
@@ -135,17 +142,17 @@ void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dima
   grads.sh = Buffer<float>(colors ? 0 : n * stored_k * 3, Device::Cuda);
   grads.colors = Buffer<float>(colors ? n * 3 : 0, Device::Cuda);
   grads.mean2d = Buffer<float>(n * 2, Device::Cuda);
-  grads.mean2d_abs = Buffer<float>(n * 2, Device::Cuda);
+  grads.mean2d_abs = Buffer<float>(settings.absolute_mean2d ? n * 2 : 0, Device::Cuda);
   StageClock clock(times != nullptr);
 
   const bool records = accumulation == Accumulation::Owned || accumulation == Accumulation::SortReduce;
   // Per-Gaussian records: the atomic targets, or SortReduce's output; Owned needs none.
   float* grad2d = nullptr;
   if (accumulation != Accumulation::Owned) {
-    grad2d = ws.slot<float>(kGrad2d, n * kGrad2dWidth);
-    TG_CUDA_CHECK(cudaMemsetAsync(grad2d, 0, n * kGrad2dWidth * sizeof(float)));
+    grad2d = ws.slot<float>(kGrad2d, n * width);
+    TG_CUDA_CHECK(cudaMemsetAsync(grad2d, 0, n * width * sizeof(float)));
   }
-  Buffer<float> partial_buffer(records ? s.instances * kGrad2dWidth : 0, Device::Cuda);  // freed after the call
+  Buffer<float> partial_buffer(records ? s.instances * width : 0, Device::Cuda);  // freed after the call
   float* partial = partial_buffer.data();
   BlendBackwardArgs ba{s.grid,
                        s.settings.thresholds,
@@ -162,21 +169,21 @@ void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dima
                        grad2d,
                        partial};
   const std::size_t pixels = std::size_t(s.grid.width) * s.grid.height;
-  if (pixels > 0) launch_blend_backward(accumulation, ba, s.grid.count());
+  if (pixels > 0) launch_blend_backward(accumulation, width, ba, s.grid.count());
   clock.mark();
 
   if (records && s.instances > 0) {
-    const View<float> values(partial, s.instances * kGrad2dWidth, Device::Cuda);
+    const View<float> values(partial, s.instances * width, Device::Cuda);
     if (accumulation == Accumulation::Owned) {
       // The forward's binning laid out each Gaussian's instances contiguously: its offsets are the segments.
-      acc.reduce_segments_in_place(values, kGrad2dWidth,
-                                   View<const std::uint32_t>(s.offsets.data(), n + 1, Device::Cuda), kInlineInstances);
+      acc.reduce_segments_in_place(values, width, View<const std::uint32_t>(s.offsets.data(), n + 1, Device::Cuda),
+                                   kInlineInstances);
     } else {
       Contributions in;
       in.values = values;
-      in.width = kGrad2dWidth;
+      in.width = width;
       in.ids = View<const std::uint32_t>(s.sorted_gaussians.data(), s.instances, Device::Cuda);
-      acc.accumulate(Accumulation::SortReduce, in, View<float>(grad2d, n * kGrad2dWidth, Device::Cuda), {false});
+      acc.accumulate(Accumulation::SortReduce, in, View<float>(grad2d, n * width, Device::Cuda), {false});
     }
   }
   clock.mark();
@@ -197,6 +204,7 @@ void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dima
                          s.offsets.data(),
                          grad2d,
                          partial,
+                         width,
                          grads.means.data(),
                          grads.log_scales.data(),
                          grads.quats.data(),

@@ -18,9 +18,10 @@ constexpr int kBatch = 64;                        // instances staged per round
 constexpr int kWarps = kTilePixels / cuda::kWarpSize;
 constexpr unsigned kFull = 0xFFFFFFFFu;
 
-__device__ inline void warp_sum(float (&v)[kGrad2dWidth]) {
+template <int W>
+__device__ inline void warp_sum(float (&v)[W]) {
 #pragma unroll
-  for (int c = 0; c < kGrad2dWidth; ++c)
+  for (int c = 0; c < W; ++c)
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) v[c] += __shfl_down_sync(kFull, v[c], offset);
 }
@@ -41,14 +42,16 @@ __device__ inline std::uint32_t record_row(const BlendBackwardArgs& a, std::uint
   return MODE == Accumulation::Owned ? instance_slot(a, g, tile) : entry;
 }
 
-template <Accumulation MODE>
+template <Accumulation MODE, int W>
 __global__ void __launch_bounds__(kTilePixels) blend_backward_kernel(BlendBackwardArgs a) {
+  static_assert(W == 9 || W == kGrad2dWidth, "records hold 9 or 12 floats");
+  constexpr bool kExtra = W == kGrad2dWidth;  // depth and |dL/dmean2d| as well
   __shared__ Splat<float> s_splat[kBatch];
   __shared__ float4 s_color_depth[kBatch];
   __shared__ std::uint32_t s_slot[kBatch];
   __shared__ std::uint32_t s_gaussian[kBatch];
   constexpr bool kRecords = MODE == Accumulation::Owned || MODE == Accumulation::SortReduce;
-  __shared__ float s_partial[kRecords ? kBatch * kWarps * kGrad2dWidth : 1];
+  __shared__ float s_partial[kRecords ? kBatch * kWarps * W : 1];
   __shared__ std::uint32_t s_warp_max[kWarps];
 
   const int tile = blockIdx.x;
@@ -71,9 +74,9 @@ __global__ void __launch_bounds__(kTilePixels) blend_backward_kernel(BlendBackwa
   if constexpr (kRecords) {
     // Instances no pixel reached still own a record: it must hold zeros.
     for (std::uint32_t e = used_end + threadIdx.x; e < end; e += kTilePixels) {
-      float* row = a.partial + std::size_t(record_row<MODE>(a, e, a.sorted_gaussians[e], tile)) * kGrad2dWidth;
+      float* row = a.partial + std::size_t(record_row<MODE>(a, e, a.sorted_gaussians[e], tile)) * W;
 #pragma unroll
-      for (int c = 0; c < kGrad2dWidth; ++c) row[c] = 0.0f;
+      for (int c = 0; c < W; ++c) row[c] = 0.0f;
     }
   }
 
@@ -104,9 +107,9 @@ __global__ void __launch_bounds__(kTilePixels) blend_backward_kernel(BlendBackwa
     __syncthreads();
     for (int j = 0; j < count; ++j) {
       const std::uint32_t local = batch_end - 1 - j - start;
-      float v[kGrad2dWidth];
+      float v[W];
 #pragma unroll
-      for (int c = 0; c < kGrad2dWidth; ++c) v[c] = 0.0f;
+      for (int c = 0; c < W; ++c) v[c] = 0.0f;
       bool active = false;
       if (local < my_count) {
         const Splat<float> sp = s_splat[j];
@@ -124,7 +127,7 @@ __global__ void __launch_bounds__(kTilePixels) blend_backward_kernel(BlendBackwa
             v[kGradColor + c] = weight * g_rgb[c];
             g_a += (col[c] - behind[c]) * g_rgb[c];
           }
-          v[kGradDepth] = weight * g_depth;
+          if constexpr (kExtra) v[kGradDepth] = weight * g_depth;
           g_a += (col[3] - behind[3]) * g_depth;
           g_a = g_a * trans + (g_alpha_out - g_background) * t_final / one_minus;
 #pragma unroll
@@ -136,8 +139,10 @@ __global__ void __launch_bounds__(kTilePixels) blend_backward_kernel(BlendBackwa
             const float g_v = -g_power * (sp.c * f.dy + sp.b * f.dx);
             v[kGradU] = g_u;
             v[kGradV] = g_v;
-            v[kGradAbsU] = fabsf(g_u);
-            v[kGradAbsV] = fabsf(g_v);
+            if constexpr (kExtra) {
+              v[kGradAbsU] = fabsf(g_u);
+              v[kGradAbsV] = fabsf(g_v);
+            }
             v[kGradConicA] = -0.5f * g_power * f.dx * f.dx;
             v[kGradConicB] = -g_power * f.dx * f.dy;
             v[kGradConicC] = -0.5f * g_power * f.dy * f.dy;
@@ -146,54 +151,66 @@ __global__ void __launch_bounds__(kTilePixels) blend_backward_kernel(BlendBackwa
       }
       if constexpr (MODE == Accumulation::Atomic) {
         if (active) {
-          float* dst = a.grad2d + std::size_t(s_gaussian[j]) * kGrad2dWidth;
+          float* dst = a.grad2d + std::size_t(s_gaussian[j]) * W;
 #pragma unroll
-          for (int c = 0; c < kGrad2dWidth; ++c) atomicAdd(dst + c, v[c]);
+          for (int c = 0; c < W; ++c) atomicAdd(dst + c, v[c]);
         }
       } else {
         const bool any = __any_sync(kFull, active);
         if (any) warp_sum(v);
         if constexpr (MODE == Accumulation::WarpAggregated) {
           if (any && lane == 0) {
-            float* dst = a.grad2d + std::size_t(s_gaussian[j]) * kGrad2dWidth;
+            float* dst = a.grad2d + std::size_t(s_gaussian[j]) * W;
 #pragma unroll
-            for (int c = 0; c < kGrad2dWidth; ++c) atomicAdd(dst + c, v[c]);
+            for (int c = 0; c < W; ++c) atomicAdd(dst + c, v[c]);
           }
         } else if (lane == 0) {  // Owned: zeros when the warp had nothing
-          float* dst = s_partial + (j * kWarps + warp) * kGrad2dWidth;
+          float* dst = s_partial + (j * kWarps + warp) * W;
 #pragma unroll
-          for (int c = 0; c < kGrad2dWidth; ++c) dst[c] = any ? v[c] : 0.0f;
+          for (int c = 0; c < W; ++c) dst[c] = any ? v[c] : 0.0f;
         }
       }
     }
     if constexpr (kRecords) {
       __syncthreads();
       // One record per instance: the warps' sums in warp order (fixed, so the result is reproducible).
-      for (int k = threadIdx.x; k < count * kGrad2dWidth; k += kTilePixels) {
-        const int j = k / kGrad2dWidth, c = k % kGrad2dWidth;
+      for (int k = threadIdx.x; k < count * W; k += kTilePixels) {
+        const int j = k / W, c = k % W;
         float sum = 0.0f;
 #pragma unroll
-        for (int w = 0; w < kWarps; ++w) sum += s_partial[(j * kWarps + w) * kGrad2dWidth + c];
-        a.partial[std::size_t(s_slot[j]) * kGrad2dWidth + c] = sum;
+        for (int w = 0; w < kWarps; ++w) sum += s_partial[(j * kWarps + w) * W + c];
+        a.partial[std::size_t(s_slot[j]) * W + c] = sum;
       }
     }
     batch_end = batch_begin;
   }
 }
 
-}  // namespace
-
-void launch_blend_backward(Accumulation mode, const BlendBackwardArgs& args, int tiles) {
-  if (tiles == 0) return;
+template <int W>
+void launch_width(Accumulation mode, const BlendBackwardArgs& args, int tiles) {
   switch (mode) {
-    case Accumulation::Atomic: blend_backward_kernel<Accumulation::Atomic><<<tiles, kTilePixels>>>(args); break;
+    case Accumulation::Atomic: blend_backward_kernel<Accumulation::Atomic, W><<<tiles, kTilePixels>>>(args); break;
     case Accumulation::WarpAggregated:
-      blend_backward_kernel<Accumulation::WarpAggregated><<<tiles, kTilePixels>>>(args);
+      blend_backward_kernel<Accumulation::WarpAggregated, W><<<tiles, kTilePixels>>>(args);
       break;
-    case Accumulation::Owned: blend_backward_kernel<Accumulation::Owned><<<tiles, kTilePixels>>>(args); break;
-    case Accumulation::SortReduce: blend_backward_kernel<Accumulation::SortReduce><<<tiles, kTilePixels>>>(args); break;
+    case Accumulation::Owned: blend_backward_kernel<Accumulation::Owned, W><<<tiles, kTilePixels>>>(args); break;
+    case Accumulation::SortReduce:
+      blend_backward_kernel<Accumulation::SortReduce, W><<<tiles, kTilePixels>>>(args);
+      break;
   }
   TG_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void launch_blend_backward(Accumulation mode, int width, const BlendBackwardArgs& args, int tiles) {
+  if (tiles == 0) return;
+  if (width == kGrad2dWidth) {
+    launch_width<kGrad2dWidth>(mode, args, tiles);
+  } else {
+    TG_ASSERT(width == 9, "record width ", width);
+    launch_width<9>(mode, args, tiles);
+  }
 }
 
 }  // namespace tilegrad::raster::cuda_backend

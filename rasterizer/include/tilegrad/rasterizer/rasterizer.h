@@ -29,7 +29,8 @@ struct ForwardOutput {
 struct Gradients {
   Buffer<float> means, log_scales, quats, opacity_logits, sh, colors;
   Buffer<float> mean2d;      // [N, 2] gradient w.r.t. the projected mean (pixels); densification uses it
-  Buffer<float> mean2d_abs;  // [N, 2] sum over pixels of |per-pixel dL/dmean2d| (absolute-gradient statistic)
+  Buffer<float> mean2d_abs;  // [N, 2] sum over pixels of |per-pixel dL/dmean2d|; empty unless requested
+                             // (BackwardSettings::absolute_mean2d)
 };
 
 // Milliseconds per stage of the last call (CUDA events on the GPU; zero where not measured).

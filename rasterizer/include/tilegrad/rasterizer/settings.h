@@ -25,6 +25,9 @@ struct RasterSettings {
 
 struct BackwardSettings {
   Accumulation accumulation = Accumulation::Owned;
+  // Also accumulate sum over pixels of |dL/dmean2d| (Gradients::mean2d_abs, an absolute-gradient statistic
+  // some densification schemes use). Off, the backward carries three fewer floats per (pixel, Gaussian) pair.
+  bool absolute_mean2d = false;
 };
 
 }  // namespace tilegrad::raster
