@@ -14,8 +14,13 @@
 namespace tilegrad::raster::cuda_backend {
 namespace {
 
-constexpr int kBatch = 64;                        // instances staged per round
 constexpr int kWarps = kTilePixels / cuda::kWarpSize;
+// Instances staged per round: the Owned partial buffer (batch x warps x W floats) must fit in 48 KB of shared
+// memory with the staged splats, so wider records get smaller rounds.
+template <int W>
+constexpr int batch_for() {
+  return W == 9 ? 128 : 64;
+}
 constexpr unsigned kFull = 0xFFFFFFFFu;
 
 template <int W>
@@ -46,6 +51,7 @@ template <Accumulation MODE, int W>
 __global__ void __launch_bounds__(kTilePixels) blend_backward_kernel(BlendBackwardArgs a) {
   static_assert(W == 9 || W == kGrad2dWidth, "records hold 9 or 12 floats");
   constexpr bool kExtra = W == kGrad2dWidth;  // depth and |dL/dmean2d| as well
+  constexpr int kBatch = batch_for<W>();
   __shared__ Splat<float> s_splat[kBatch];
   __shared__ float4 s_color_depth[kBatch];
   __shared__ std::uint32_t s_slot[kBatch];
