@@ -54,7 +54,8 @@ void run_accumulation(const AccumulationArgs& a) {
   if (!a.out.empty()) {
     profiling::write_text_file(a.out + "/accumulation.json", json.dump(2) + "\n");
     profiling::write_text_file(a.out + "/accumulation.md", md);
-    std::fprintf(log, "wrote %s/accumulation.json and accumulation.md\n", a.out.c_str());
+    profiling::write_sweep_chart(a.out + "/accumulation.png", results);
+    std::fprintf(log, "wrote %s/accumulation.json, accumulation.md and accumulation.png\n", a.out.c_str());
   }
 }
 

@@ -70,7 +70,8 @@ void run_raster(const RasterArgs& a) {
   if (!a.out.empty()) {
     profiling::write_text_file(a.out + "/raster.json", profiling::raster_results_to_json(cfg, results).dump(2) + "\n");
     profiling::write_text_file(a.out + "/raster.md", md);
-    std::printf("wrote %s/raster.json and raster.md\n", a.out.c_str());
+    profiling::write_raster_chart(a.out + "/raster.png", results);
+    std::printf("wrote %s/raster.json, raster.md and raster.png\n", a.out.c_str());
   }
 }
 

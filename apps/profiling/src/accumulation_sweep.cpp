@@ -8,6 +8,7 @@
 
 #include "tilegrad/ad/accumulate.h"
 #include "tilegrad/core/error.h"
+#include "tilegrad/profiling/bar_chart.h"
 #include "tilegrad/profiling/report.h"
 #include "tilegrad/profiling/timer.h"
 
@@ -212,6 +213,19 @@ std::string sweep_to_markdown(const SweepConfig& cfg, const std::vector<SweepRes
     t.rows.push_back(row);
   }
   return t.str();
+}
+
+void write_sweep_chart(const std::string& path, const std::vector<SweepResult>& results) {
+  BarChart chart;
+  chart.title = "Accumulation strategies: median ms per case";
+  chart.segment_names = {"time"};
+  for (const auto& r : results) {
+    const std::string title = "D=" + std::to_string(r.width) + ", " + std::to_string(r.keys) + " keys, " +
+                              to_string(r.pattern);
+    if (chart.panels.empty() || chart.panels.back().title != title) chart.panels.push_back({title, {}});
+    chart.panels.back().bars.push_back({to_string(r.strategy), {r.median_ms}});
+  }
+  write_bar_chart(path, chart);
 }
 
 }  // namespace tilegrad::profiling

@@ -7,6 +7,7 @@
 
 #include "tilegrad/core/error.h"
 #include "tilegrad/core/memory.h"
+#include "tilegrad/profiling/bar_chart.h"
 #include "tilegrad/profiling/report.h"
 #include "tilegrad/profiling/timer.h"
 
@@ -175,6 +176,20 @@ std::string raster_results_to_markdown(const std::vector<RasterBenchResult>& res
     }
   }
   return "Forward (median ms)\n\n" + f.str() + "\nBackward (median ms, loss = sum of RGB)\n\n" + b.str();
+}
+
+void write_raster_chart(const std::string& path, const std::vector<RasterBenchResult>& results) {
+  BarChart chart;
+  chart.title = "3DGS backward per accumulation mode (median ms)";
+  chart.segment_names = {"blend backward", "reduce", "projection backward"};
+  for (const auto& r : results) {
+    Panel p;
+    p.title = r.workload + ": " + std::to_string(r.instances) + " instances, forward " + format_ms(r.forward_ms) + " ms";
+    for (const auto& m : r.modes)
+      p.bars.push_back({to_string(m.mode), {m.stages.blend_backward, m.stages.reduce, m.stages.project_backward}});
+    chart.panels.push_back(p);
+  }
+  write_bar_chart(path, chart);
 }
 
 }  // namespace tilegrad::profiling

@@ -44,5 +44,7 @@ std::vector<SweepResult> run_accumulation_sweep(const SweepConfig& config, std::
 
 nlohmann::json sweep_to_json(const SweepConfig& config, const std::vector<SweepResult>& results);
 std::string sweep_to_markdown(const SweepConfig& config, const std::vector<SweepResult>& results);
+// One panel per (width, keys, pattern), one bar per strategy.
+void write_sweep_chart(const std::string& path, const std::vector<SweepResult>& results);
 
 }  // namespace tilegrad::profiling

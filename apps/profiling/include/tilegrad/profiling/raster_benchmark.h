@@ -44,5 +44,7 @@ RasterBenchResult run_raster_benchmark(const std::string& workload, const raster
 
 nlohmann::json raster_results_to_json(const RasterBenchConfig& config, const std::vector<RasterBenchResult>& results);
 std::string raster_results_to_markdown(const std::vector<RasterBenchResult>& results);
+// One panel per workload, one bar per mode, stacked by backward stage.
+void write_raster_chart(const std::string& path, const std::vector<RasterBenchResult>& results);
 
 }  // namespace tilegrad::profiling
