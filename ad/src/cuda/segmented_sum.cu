@@ -2,7 +2,8 @@
 //
 // Segments are handled by size:
 //   tiny   (<= kTinyMax rows): one thread per (segment, component) (exact::sum, values read from cache twice);
-//   single (<= one register chunk): one warp per segment holding the rows in registers: one read of the data;
+//   single (<= one multi chunk): one warp per segment; up to a register chunk the rows stay in registers (one
+//                    read), beyond it the warp reads them twice back to back (the second read hits the cache);
 //   multi  (longer): one warp per chunk of rows in two passes (chunk maxima, then chunk integer sums), and one
 //                    block per segment to combine its chunks (segment scale, then segment total).
 // Lane (r, c) = (lane / width, lane % width) handles component c of rows r, r + R, r + 2R, ... (R = 32 / width).
@@ -47,7 +48,6 @@ __device__ LaneLayout lane_layout(int width) {
   const int per_step = cuda::kWarpSize / width;
   return {per_step, lane / width, lane % width, lane / width < per_step};
 }
-__host__ __device__ inline std::uint32_t single_rows(int width) { return kRegs * (32 / width); }
 __host__ __device__ inline std::uint32_t multi_rows(int width) { return kMultiSteps * (32 / width); }
 
 // Combines one component's per-lane values over the rows of a step (tree over r); every lane (r, c)
@@ -113,7 +113,7 @@ __global__ void count_tasks_kernel(const std::uint32_t* offsets, std::size_t num
   if (s < num_segments) {
     const std::uint32_t len = offsets[s + 1] - offsets[s];
     if (len >= min_rows && len > 0) {
-      packed = len <= single_rows(width)
+      packed = len <= multi_rows(width)
                    ? 1ull
                    : static_cast<unsigned long long>((len + multi_rows(width) - 1) / multi_rows(width)) << 32;
     }
@@ -169,7 +169,7 @@ __device__ Chunk multi_chunk(const Plan& p, std::uint32_t k) {
   const std::uint32_t warps_ = gridDim.x * blockDim.x / cuda::kWarpSize;             \
   for (std::uint32_t t = static_cast<std::uint32_t>(global_thread() / cuda::kWarpSize); t < task_count_; t += warps_)
 
-// Single-chunk segments, finished in one read: the rows are held in registers between the two passes.
+// Segments of up to one multi chunk, one warp each. The register-resident case reads the rows once.
 __global__ void single_chunk_kernel(Plan p) {
   const int width = p.rows.width;
   const LaneLayout l = lane_layout(width);
@@ -177,6 +177,30 @@ __global__ void single_chunk_kernel(Plan p) {
     const std::size_t s = p.single_tasks[t];
     const std::uint32_t begin = p.offsets[s], end = p.offsets[s + 1];
     const int steps = int((end - begin + l.per_step - 1) / l.per_step);  // uniform over the warp
+    if (steps > kRegs) {  // too long for registers: two passes, the second from cache
+      float max_abs = 0.0f;
+      unsigned flags = 0;
+      if (l.active) {
+#pragma unroll 8
+        for (std::uint32_t i = begin + l.r; i < end; i += l.per_step) {
+          const float x = p.rows.at(i, l.c);
+          flags |= exact::nonfinite_flags(x);
+          max_abs = fmaxf(max_abs, fabsf(x));
+        }
+      }
+      max_abs = combine_rows(max_abs, l, width, MaxOp{});
+      flags = combine_rows(flags, l, width, OrOp{});
+      const int scale = exact::scale_exponent(max_abs, end - begin);
+      long long sum = 0;
+      if (l.active && !flags) {
+#pragma unroll 8
+        for (std::uint32_t i = begin + l.r; i < end; i += l.per_step) sum += exact::quantize(p.rows.at(i, l.c), scale);
+      }
+      sum = combine_rows(sum, l, width, AddOp{});
+      if (l.active && l.r == 0)
+        p.out.write(s, l.c, flags ? exact::nonfinite_result(flags) : exact::dequantize(sum, scale));
+      continue;
+    }
     float x[kRegs];
     float max_abs = 0.0f;
     unsigned flags = 0;
@@ -314,10 +338,9 @@ void run_plan(const Rows& rows, const std::uint32_t* offsets, std::size_t num_se
               std::uint32_t min_rows, const Output& out, Workspace& ws, cudaStream_t stream) {
   const int width = rows.width;
   // Bounds known on the host: single tasks <= segments of at least max(min_rows, 1) rows; a multi segment
-  // (longer than a single chunk) has at most len / multi_rows + 1 chunks, and there are at most
-  // count / (single_rows + 1) of them.
+  // (longer than a multi chunk) has at most len / multi_rows + 1 < 2 len / multi_rows chunks.
   const std::size_t max_single = std::min(num_segments, count / std::max<std::uint32_t>(min_rows, 1));
-  const std::size_t max_multi = count / multi_rows(width) + count / (single_rows(width) + 1) + 1;
+  const std::size_t max_multi = 2 * (count / multi_rows(width)) + 1;
   auto* counts = ws.slot<unsigned long long>(kSlotChunkCounts, num_segments + 1);
   auto* bases = ws.slot<unsigned long long>(kSlotChunkBase, num_segments + 1);
   cuda::launch(count_tasks_kernel, num_segments + 1, kBlock, stream, offsets, num_segments, width, min_rows, counts);
