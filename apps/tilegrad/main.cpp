@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   tilegrad::cli::add_profile_command(app);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::Error& e) {  // parse errors, --help, and commands ending with an exit status
     return app.exit(e);
   } catch (const tilegrad::Error& e) {
     std::fprintf(stderr, "tilegrad: error: %s\n", e.what());

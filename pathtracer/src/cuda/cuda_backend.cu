@@ -1,0 +1,222 @@
+// CUDA backend: the scene and the backward layouts in device memory (uploaded when they change), the
+// render, and the backward pass per strategy: Atomic and WarpAggregated add inside the kernels, SortReduce
+// writes records in chunks of tile rows (bounded memory) and reduces them with the AD layer, Owned writes
+// partials straight into their per-sphere segments and finishes with one exact segmented sum.
+#include <algorithm>
+
+#include "../backend.h"
+#include "kernels.h"
+#include "tilegrad/ad/accumulate.h"
+#include "tilegrad/core/cuda/check.h"
+#include "tilegrad/core/error.h"
+#include "tilegrad/pathtracer/pixel_sample.h"
+
+namespace tilegrad::pathtracer {
+namespace {
+
+using cuda_impl::Sink;
+
+template <class T>
+void upload(Buffer<T>& dst, const std::vector<T>& src) {
+  dst.reset(src.size(), Device::Cuda);
+  if (!src.empty()) dst.copy_from(View<const T>(src.data(), src.size(), Device::Cpu));
+}
+
+// Device scratch that only grows (contents discarded), so repeated calls allocate nothing.
+template <class T>
+void grow(Buffer<T>& b, std::size_t count) {
+  if (b.size() < count || b.device() != Device::Cuda) b = Buffer<T>(count, Device::Cuda);
+}
+
+Sink sink_of(Accumulation a) {
+  switch (a) {
+    case Accumulation::Atomic: return Sink::Atomic;
+    case Accumulation::WarpAggregated: return Sink::WarpAggregated;
+    case Accumulation::SortReduce: return Sink::Records;
+    case Accumulation::Owned: return Sink::Owned;
+  }
+  return Sink::Atomic;
+}
+
+class CudaBackend final : public Backend {
+ public:
+  void set_scene(const PreparedScene<float>& scene) override {
+    upload(m_geometry, scene.geometry);
+    upload(m_material, scene.material);
+    upload(m_lights, scene.lights);
+    upload(m_nodes, scene.bvh.nodes);
+    upload(m_order, scene.bvh.order);
+    m_view = SceneView<float>{};
+    m_view.geometry = m_geometry.data();
+    m_view.material = m_material.data();
+    m_view.lights = m_lights.data();
+    m_view.nodes = m_nodes.data();
+    m_view.order = m_order.data();
+    m_view.num_spheres = static_cast<int>(scene.geometry.size());
+    m_view.num_lights = static_cast<int>(scene.lights.size());
+    m_view.num_nodes = static_cast<int>(scene.bvh.nodes.size());
+    m_view.camera = scene.camera;
+    m_layout_version = 0;
+  }
+
+  void render(const RenderSettings& st, float* image) override { cuda_impl::launch_render(m_view, st, image); }
+
+  BackwardStats backward(const RenderSettings& st, const GradientSettings& gs, const BackwardLayout& L,
+                         const float* d_image, float* d_params) override {
+    BackwardStats stats;
+    stats.strategy = gs.strategy == Accumulation::Owned && !L.tiles.fits() ? Accumulation::SortReduce : gs.strategy;
+    const int n = m_view.num_spheres;
+    const int slots = max_involved(st, n);
+    stats.pixel_samples = static_cast<std::size_t>(m_view.camera.width) * m_view.camera.height * st.spp;
+    stats.contributions = gs.interior ? stats.pixel_samples * slots : 0;
+    stats.edge_samples = gs.boundary && !st.soft ? L.edges.total() : 0;
+    TG_CUDA_CHECK(cudaMemsetAsync(d_params, 0, sizeof(float) * n * kSphereParams));
+    if (n == 0) return stats;
+    upload_layout(L);
+
+    cuda_impl::InteriorArgs in{};
+    in.scene = m_view;
+    in.settings = st;
+    in.d_image = d_image;
+    in.slots = slots;
+    in.tiles_x = L.tiles.tiles_x;
+    in.first_tile = 0;
+    in.num_tiles = static_cast<int>(L.tiles.tiles());
+    in.sentinel = static_cast<std::uint32_t>(n);
+    cuda_impl::EdgeArgs edge{};
+    edge.scene = m_view;
+    edge.settings = st;
+    edge.d_image = d_image;
+    edge.curves = m_curves.data();
+    edge.num_curves = static_cast<int>(L.edges.curves.size());
+    edge.total = static_cast<std::uint32_t>(stats.edge_samples);
+    edge.sentinel = in.sentinel;
+
+    switch (stats.strategy) {
+      case Accumulation::Atomic:
+      case Accumulation::WarpAggregated: {
+        in.grad = edge.grad = d_params;
+        const Sink sink = sink_of(stats.strategy);
+        if (gs.interior) cuda_impl::launch_interior(sink, in);
+        cuda_impl::launch_edges(sink, edge);
+        break;
+      }
+      case Accumulation::SortReduce: sort_reduce(st, gs, L, in, edge, d_params, stats); break;
+      case Accumulation::Owned: owned(gs, L, in, edge, d_params, stats); break;
+    }
+    stats.workspace_bytes = m_acc.workspace_bytes();
+    return stats;
+  }
+
+  std::size_t memory_bytes() const override {
+    return m_geometry.bytes() + m_material.bytes() + m_lights.bytes() + m_nodes.bytes() + m_order.bytes() +
+           m_curves.bytes() + m_tile_offsets.bytes() + m_tile_ids.bytes() + m_pair_slot.bytes() +
+           m_segments.bytes() + m_values.bytes() + m_ids.bytes() + m_grad.bytes() +
+           m_missing.bytes() + m_acc.workspace_bytes();
+  }
+
+ private:
+  void upload_layout(const BackwardLayout& L) {
+    if (m_layout_version == L.version) return;
+    upload(m_curves, L.edges.curves);
+    upload(m_tile_offsets, L.tiles.offsets);
+    upload(m_tile_ids, L.tiles.ids);
+    upload(m_pair_slot, L.owned.pair_slot);
+    upload(m_segments, L.owned.segments);
+    m_layout_version = L.version;
+  }
+
+  // Records of one chunk of tile rows at a time (at most kRecordBudget), reduced into an extra-row gradient
+  // whose last row takes the sentinel records.
+  void sort_reduce(const RenderSettings& st, const GradientSettings& gs, const BackwardLayout& L,
+                   cuda_impl::InteriorArgs in, cuda_impl::EdgeArgs edge, float* d_params, BackwardStats& stats) {
+    const std::size_t n = static_cast<std::size_t>(m_view.num_spheres);
+    m_grad.reset((n + 1) * kSphereParams, Device::Cuda);
+    m_grad.zero();
+    if (gs.interior) {
+      const std::size_t per_pixel = static_cast<std::size_t>(st.spp) * in.slots;
+      const int rows = tile_rows_per_chunk(m_view.camera.width, per_pixel);
+      for (int ty = 0; ty < L.tiles.tiles_y; ty += rows) {
+        const int ty1 = std::min(L.tiles.tiles_y, ty + rows);
+        in.first_tile = ty * L.tiles.tiles_x;
+        in.num_tiles = (ty1 - ty) * L.tiles.tiles_x;
+        const std::size_t count = static_cast<std::size_t>(in.num_tiles) * kTileSize * kTileSize * per_pixel;
+        reserve_records(count, in.ids, in.values);
+        cuda_impl::launch_interior(Sink::Records, in);
+        reduce_records(count, stats);
+        ++stats.record_chunks;
+      }
+    }
+    if (edge.total > 0) {  // two record slots per sample: spheres a and b of its curve
+      const std::size_t count = 2 * static_cast<std::size_t>(edge.total);
+      reserve_records(count, edge.ids, edge.values);
+      cuda_impl::launch_edges(Sink::Records, edge);
+      reduce_records(count, stats);
+    }
+    TG_CUDA_CHECK(cudaMemcpyAsync(d_params, m_grad.data(), sizeof(float) * n * kSphereParams, cudaMemcpyDeviceToDevice));
+  }
+
+  void reserve_records(std::size_t count, std::uint32_t*& ids, float*& values) {
+    grow(m_ids, count);
+    grow(m_values, count * kSphereParams);
+    ids = m_ids.data();
+    values = m_values.data();
+  }
+
+  void reduce_records(std::size_t count, BackwardStats& stats) {
+    stats.record_bytes = std::max(stats.record_bytes, count * (sizeof(std::uint32_t) + kSphereParams * sizeof(float)));
+    Contributions c;
+    c.ids = View<const std::uint32_t>(m_ids.data(), count, Device::Cuda);
+    c.values = View<const float>(m_values.data(), count * kSphereParams, Device::Cuda);
+    c.width = kSphereParams;
+    m_acc.accumulate(Accumulation::SortReduce, c, m_grad.view(), {false});
+  }
+
+  void owned(const GradientSettings& gs, const BackwardLayout& L, cuda_impl::InteriorArgs in,
+             cuda_impl::EdgeArgs edge, float* d_params, BackwardStats& stats) {
+    const std::size_t rows = L.owned.rows();
+    grow(m_values, rows * kSphereParams);
+    // Each kernel writes every slot it owns; a switched-off term leaves zeros.
+    if (!gs.interior || edge.total == 0)
+      TG_CUDA_CHECK(cudaMemsetAsync(m_values.data(), 0, sizeof(float) * rows * kSphereParams));
+    stats.record_bytes = rows * kSphereParams * sizeof(float);
+    stats.layout_bytes = m_tile_offsets.bytes() + m_tile_ids.bytes() + m_pair_slot.bytes() + m_segments.bytes() +
+                         m_curves.bytes();
+    if (gs.interior) {
+      m_missing.reset(1, Device::Cuda);
+      m_missing.zero();
+      in.tile_offsets = m_tile_offsets.data();
+      in.tile_ids = m_tile_ids.data();
+      in.pair_slot = m_pair_slot.data();
+      in.owned = m_values.data();
+      in.missing = m_missing.data();
+      cuda_impl::launch_interior(Sink::Owned, in);
+    }
+    edge.owned = m_values.data();
+    cuda_impl::launch_edges(Sink::Owned, edge);
+    if (gs.interior) TG_ASSERT(m_missing.to_vector()[0] == 0u, "a sample contributed to a sphere its tile does not list");
+    m_acc.segmented_sum(View<const float>(m_values.data(), rows * kSphereParams, Device::Cuda), kSphereParams,
+                        m_segments.cview(), View<float>(d_params, static_cast<std::size_t>(m_view.num_spheres) * kSphereParams, Device::Cuda),
+                        {false});
+  }
+
+  Buffer<SphereGeometry<float>> m_geometry;
+  Buffer<SphereMaterial<float>> m_material;
+  Buffer<std::int32_t> m_lights;
+  Buffer<BvhNode> m_nodes;
+  Buffer<std::uint32_t> m_order;
+  SceneView<float> m_view;
+  unsigned m_layout_version = 0;
+  Buffer<EdgeCurve> m_curves;
+  Buffer<std::uint32_t> m_tile_offsets, m_tile_ids, m_pair_slot, m_segments;
+  Buffer<float> m_values, m_grad;
+  Buffer<std::uint32_t> m_ids;
+  Buffer<unsigned> m_missing;
+  Accumulator m_acc{Device::Cuda};
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
+
+}  // namespace tilegrad::pathtracer

@@ -1,0 +1,160 @@
+// The CUDA backend against the CPU backend: images, gradients of every strategy, agreement between the
+// strategies, bit-for-bit repeatability of the deterministic ones, the Owned fallback, the loss, and an
+// inverse problem. Skipped without a CUDA device.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "pathtracer_fixtures.h"
+#include "test_support.h"
+#include "tilegrad/pathtracer/loss.h"
+#include "tilegrad/pathtracer/optimize.h"
+#include "tilegrad/pathtracer/renderer.h"
+#include "tilegrad/pathtracer/scene_io.h"
+
+using namespace tilegrad;
+using namespace tilegrad::pathtracer;
+
+namespace {
+
+using test::relative_to_largest;
+using test::TraceCase;
+
+const TraceCase kCases[] = {
+    {"emissive", 96, 96, Integrator::Primary, 1, false}, {"shaded", 128, 96, Integrator::Primary, 1, false},
+    {"shaded", 128, 96, Integrator::Direct, 1, false},   {"shaded", 96, 64, Integrator::Path, 3, false},
+    {"overlap", 128, 96, Integrator::Primary, 1, false}, {"overlap", 96, 96, Integrator::Primary, 1, true},
+    {"grid:4096", 480, 270, Integrator::Primary, 1, false},
+};
+
+// Under compute-sanitizer (TILEGRAD_TEST_SCALE=small) images shrink 4x per side.
+bool small() { return test::scaled(16) < 16; }
+int dim(int n) { return small() ? std::max(16, n / 4) : n; }
+
+RenderSettings settings_of(const TraceCase& c) { return test::settings_of(c, 4, 3); }
+
+// Slowly varying over these larger images.
+std::vector<float> smooth_adjoint(int w, int h) { return test::smooth_adjoint(w, h, 0.05f, 0.04f); }
+
+std::vector<float> gradient(Device d, const Scene& scene, const RenderSettings& rs, Accumulation a,
+                            const std::vector<float>& adjoint, BackwardStats* stats = nullptr) {
+  Renderer r(d);
+  r.set_scene(scene);
+  GradientSettings gs;
+  gs.strategy = a;
+  const auto adj = Buffer<float>::from(adjoint, d);
+  Buffer<float> g(scene.num_params(), d);
+  const BackwardStats s = r.backward(rs, gs, adj.cview(), g.view());
+  if (stats) *stats = s;
+  return g.to_vector();
+}
+
+}  // namespace
+
+TEST(PathtracerCuda, ImagesMatchTheCpuBackend) {
+  TG_REQUIRE_CUDA();
+  for (const TraceCase& c : kCases) {
+    SCOPED_TRACE(::testing::Message() << c.scene << " " << to_string(c.integrator) << (c.soft ? " soft" : ""));
+    const Scene scene = builtin_scene(c.scene, dim(c.width), dim(c.height));
+    const RenderSettings rs = settings_of(c);
+    Renderer cpu(Device::Cpu), gpu(Device::Cuda);
+    cpu.set_scene(scene);
+    gpu.set_scene(scene);
+    const auto a = cpu.render(rs), b = gpu.render(rs);
+    std::size_t off = 0;
+    double sum_a = 0, sum_b = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      off += std::fabs(a[i] - b[i]) > 1e-3f * (1 + std::fabs(a[i]));
+      sum_a += a[i];
+      sum_b += b[i];
+    }
+    // Different rounding (fused multiply-add, library functions) may flip a sample lying on an edge.
+    EXPECT_LE(off, a.size() / 500);
+    EXPECT_NEAR(sum_a, sum_b, 1e-4 * std::fabs(sum_a));
+  }
+}
+
+TEST(PathtracerCuda, GradientsMatchTheCpuBackendForEveryStrategy) {
+  TG_REQUIRE_CUDA();
+  for (const TraceCase& c : kCases) {
+    SCOPED_TRACE(::testing::Message() << c.scene << " " << to_string(c.integrator) << (c.soft ? " soft" : ""));
+    const Scene scene = builtin_scene(c.scene, dim(c.width), dim(c.height));
+    const RenderSettings rs = settings_of(c);
+    const auto adjoint = smooth_adjoint(dim(c.width), dim(c.height));
+    const auto cpu = gradient(Device::Cpu, scene, rs, Accumulation::SortReduce, adjoint);
+    const auto sorted = gradient(Device::Cuda, scene, rs, Accumulation::SortReduce, adjoint);
+    EXPECT_LT(relative_to_largest(sorted, cpu), 1e-3) << "CUDA vs CPU";
+    for (Accumulation a : kAllAccumulations) {
+      BackwardStats stats;
+      const auto g = gradient(Device::Cuda, scene, rs, a, adjoint, &stats);
+      EXPECT_EQ(stats.strategy, a);
+      EXPECT_LT(relative_to_largest(g, sorted), 1e-5) << to_string(a) << " vs sort-reduce on CUDA";
+    }
+  }
+}
+
+TEST(PathtracerCuda, DeterministicStrategiesRepeatBitwise) {
+  TG_REQUIRE_CUDA();
+  for (const TraceCase& c : {kCases[4], kCases[6]}) {
+    const Scene scene = builtin_scene(c.scene, dim(c.width), dim(c.height));
+    const RenderSettings rs = settings_of(c);
+    const auto adjoint = smooth_adjoint(dim(c.width), dim(c.height));
+    for (Accumulation a : {Accumulation::SortReduce, Accumulation::Owned}) {
+      const auto first = gradient(Device::Cuda, scene, rs, a, adjoint);
+      for (int run = 0; run < 5; ++run)
+        EXPECT_TRUE(test::bitwise_equal(gradient(Device::Cuda, scene, rs, a, adjoint), first)) << c.scene << " " << to_string(a);
+    }
+  }
+}
+
+TEST(PathtracerCuda, LargeImageSortReduceUsesChunks) {
+  TG_REQUIRE_CUDA();
+  if (small()) GTEST_SKIP() << "full-HD image: too large under compute-sanitizer";
+  // 1920 x 1080 at 4 spp x 2 slots = 16.6M records: more than one bounded chunk.
+  const Scene scene = builtin_scene("grid:256", 1920, 1080);
+  RenderSettings rs;
+  rs.spp = 4;
+  const auto adjoint = smooth_adjoint(1920, 1080);
+  BackwardStats stats;
+  const auto sorted = gradient(Device::Cuda, scene, rs, Accumulation::SortReduce, adjoint, &stats);
+  EXPECT_GT(stats.record_chunks, 1);
+  const auto owned = gradient(Device::Cuda, scene, rs, Accumulation::Owned, adjoint);
+  EXPECT_LT(relative_to_largest(owned, sorted), 1e-5);
+}
+
+TEST(PathtracerCuda, OwnedFallsBackWhenTilesListTooManySpheres) {
+  TG_REQUIRE_CUDA();
+  const Scene scene = builtin_scene("grid:100", 64, 48);
+  RenderSettings rs;
+  rs.integrator = Integrator::Path;
+  rs.max_depth = 2;
+  rs.spp = 2;
+  const auto adjoint = smooth_adjoint(64, 48);
+  BackwardStats stats;
+  const auto owned = gradient(Device::Cuda, scene, rs, Accumulation::Owned, adjoint, &stats);
+  EXPECT_EQ(stats.strategy, Accumulation::SortReduce);
+  EXPECT_TRUE(test::bitwise_equal(owned, gradient(Device::Cuda, scene, rs, Accumulation::SortReduce, adjoint)));
+}
+
+TEST(PathtracerCuda, LossMatchesTheCpu) {
+  TG_REQUIRE_CUDA();
+  const auto a = test::random_floats(100000, 1), b = test::random_floats(100000, 2);
+  std::vector<float> d_cpu(a.size());
+  const double cpu = l2_loss(View<const float>(a.data(), a.size(), Device::Cpu), View<const float>(b.data(), b.size(), Device::Cpu),
+                             View<float>(d_cpu.data(), d_cpu.size(), Device::Cpu));
+  const auto da = Buffer<float>::from(a, Device::Cuda), db = Buffer<float>::from(b, Device::Cuda);
+  Buffer<float> dd(a.size(), Device::Cuda);
+  const double gpu = l2_loss(da.cview(), db.cview(), dd.view());
+  EXPECT_NEAR(gpu, cpu, 1e-12 * cpu);
+  EXPECT_TRUE(test::bitwise_equal(dd.to_vector(), d_cpu));
+}
+
+TEST(PathtracerCuda, EmissiveRadiusIsRecovered) {
+  TG_REQUIRE_CUDA();
+  Preset p = make_preset("emissive-radius", dim(128), dim(128));
+  Renderer renderer(Device::Cuda);
+  render_target(renderer, p);
+  const Scene result = optimize(renderer, p.problem);
+  EXPECT_LT(recovery_error(p.truth, result, p.problem.mask), 0.01);
+}
