@@ -84,12 +84,16 @@ TEST(PathtracerCuda, GradientsMatchTheCpuBackendForEveryStrategy) {
     const auto adjoint = smooth_adjoint(dim(c.width), dim(c.height));
     const auto cpu = gradient(Device::Cpu, scene, rs, Accumulation::SortReduce, adjoint);
     const auto sorted = gradient(Device::Cuda, scene, rs, Accumulation::SortReduce, adjoint);
-    EXPECT_LT(relative_to_largest(sorted, cpu), 1e-3) << "CUDA vs CPU";
+    // Thousands of tiny spheres: a few samples on silhouettes can hit on one backend and miss on the other.
+    EXPECT_LT(relative_to_largest(sorted, cpu), 2e-3) << "CUDA vs CPU";
     for (Accumulation a : kAllAccumulations) {
       BackwardStats stats;
       const auto g = gradient(Device::Cuda, scene, rs, a, adjoint, &stats);
       EXPECT_EQ(stats.strategy, a);
-      EXPECT_LT(relative_to_largest(g, sorted), 1e-5) << to_string(a) << " vs sort-reduce on CUDA";
+      // The deterministic strategies sum exactly; atomics add in arbitrary float order, whose rounding grows with
+      // the number of contributions per parameter (millions here).
+      const double tolerance = is_deterministic(a) ? 1e-5 : 5e-5;
+      EXPECT_LT(relative_to_largest(g, sorted), tolerance) << to_string(a) << " vs sort-reduce on CUDA";
     }
   }
 }
