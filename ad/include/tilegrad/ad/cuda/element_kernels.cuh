@@ -1,0 +1,174 @@
+// CUDA kernels of the element passes: one thread per element running the same element math as the CPU
+// loops (element_cpu.h), keeping the element's duals in registers. Included by element_term.h under nvcc.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "tilegrad/ad/cuda/block_reduce.cuh"
+#include "tilegrad/ad/element_assembly.h"
+#include "tilegrad/core/cuda/launch.cuh"
+
+namespace tilegrad::element_cuda {
+
+constexpr int kPartitionBlock = 256;  // passes that report energy partials
+constexpr unsigned kElementBlock = 128;
+
+struct AtomicAdd {
+  template <class T>
+  __device__ void operator()(T* dst, T v) const {
+    atomicAdd(dst, v);
+  }
+};
+
+// Element results per pass; `energy` is set where the pass computes it.
+template <class Args>
+struct ValueOp {
+  Args a;
+  template <class T>
+  __device__ T operator()(std::size_t e, T& energy) const {
+    energy = element_value(a.energy, a.variables(e), a.data_of(e));
+    return energy;
+  }
+};
+template <class Args>
+struct GradientOp {
+  Args a;
+  template <class T>
+  __device__ auto operator()(std::size_t e, T& energy) const {
+    const auto r = element_gradient(a.energy, a.variables(e), a.data_of(e));
+    energy = r.value;
+    return r.gradient;
+  }
+};
+template <class Args>
+struct HvpDirectOp {
+  Args a;
+  const typename Args::Scalar* direction;
+  template <class T>
+  __device__ auto operator()(std::size_t e, T&) const {
+    const auto v = gather_element<Args::kArity, Args::kDim>(direction, a.elements + e * Args::kArity);
+    return element_hvp_direct(a.energy, a.variables(e), v, a.data_of(e));
+  }
+};
+
+template <class Args, class Result>
+__device__ TG_INLINE void emit_vector(const Args& a, const TermPass<typename Args::Scalar>& pass, std::size_t e,
+                                      const Result& r) {
+  if (pass.owned) {
+    write_vector_record(pass.records, e, r);
+  } else {
+    scatter_vector<Args::kArity, Args::kDim>(r, a.elements + e * Args::kArity, pass.out, AtomicAdd{});
+  }
+}
+
+// One thread per element; no energy.
+template <class Args, class Op>
+__global__ void vector_pass_kernel(Op op, TermPass<typename Args::Scalar> pass) {
+  using T = typename Args::Scalar;
+  const std::size_t e = cuda::global_thread();
+  if (e >= op.a.count) return;
+  T energy = T(0);
+  emit_vector(op.a, pass, e, op(e, energy));
+}
+
+// Block p covers energy partition p of `parts` and writes its energy total to partials[p]. kEmit = false
+// for the value pass, which has no vector result.
+template <class Args, class Op, bool kEmit>
+__global__ void __launch_bounds__(kPartitionBlock) partition_pass_kernel(Op op, TermPass<typename Args::Scalar> pass,
+                                                                         int parts) {
+  using T = typename Args::Scalar;
+  const std::size_t begin = energy_partition_begin(op.a.count, parts, static_cast<int>(blockIdx.x));
+  const std::size_t end = energy_partition_begin(op.a.count, parts, static_cast<int>(blockIdx.x) + 1);
+  double sum = 0.0;
+  for (std::size_t e = begin + threadIdx.x; e < end; e += kPartitionBlock) {
+    T energy = T(0);
+    const auto r = op(e, energy);
+    if constexpr (kEmit) emit_vector(op.a, pass, e, r);
+    sum += static_cast<double>(energy);
+  }
+  const double total = cuda::block_sum<kPartitionBlock>(sum);
+  if (threadIdx.x == 0) pass.energy_partials[blockIdx.x] = total;
+}
+
+// Energy partitions (kEnergy) or one thread per element.
+template <class Args, bool kEmit, bool kEnergy, class Op>
+void launch_vector_pass(const Op& op, const TermPass<typename Args::Scalar>& pass) {
+  const std::size_t count = op.a.count;
+  if constexpr (kEnergy) {
+    // Partials past `parts` stay as the caller zeroed them.
+    const int parts = static_cast<int>(std::clamp<std::size_t>((count + kPartitionBlock - 1) / kPartitionBlock, 1,
+                                                               static_cast<std::size_t>(kEnergyPartials)));
+    partition_pass_kernel<Args, Op, kEmit><<<parts, kPartitionBlock>>>(op, pass, parts);
+    TG_CUDA_CHECK_LAUNCH();
+  } else {
+    cuda::launch(vector_pass_kernel<Args, Op>, count, kElementBlock, nullptr, op, pass);
+  }
+}
+
+// Everything that needs the whole local Hessian shares one kernel per projection flag (they differ only in
+// what they keep of it), which keeps the number of heavy instantiations per energy at two.
+enum class LocalHessianUse { Assemble, Diagonal, Product };
+
+template <class Args, bool kProject>
+__global__ void local_hessian_kernel(Args a, TermPass<typename Args::Scalar> pass, LocalHessianUse use) {
+  constexpr int K = Args::kArity, D = Args::kDim;
+  const std::size_t e = cuda::global_thread();
+  if (e >= a.count) return;
+  const auto h = element_hessian(a.energy, a.variables(e), a.data_of(e), kProject, pass.min_eigenvalue);
+  switch (use) {
+    case LocalHessianUse::Assemble:
+      if (pass.owned) {
+        write_hessian_record(pass.records, e, h);
+      } else {
+        scatter_hessian<K, D>(h, a.elements + e * K, pass.element_blocks + e * K * K, pass.block_row_offsets,
+                              pass.out, AtomicAdd{});
+      }
+      break;
+    case LocalHessianUse::Diagonal: emit_vector(a, pass, e, local_diagonal<K, D>(h, a.elements + e * K)); break;
+    case LocalHessianUse::Product:
+      emit_vector(a, pass, e, packed_multiply(h, gather_element<K, D>(pass.direction, a.elements + e * K)));
+      break;
+  }
+}
+
+template <class Args>
+void local_hessian_pass(const Args& a, const TermPass<typename Args::Scalar>& pass, LocalHessianUse use) {
+  if (pass.project) {
+    cuda::launch(local_hessian_kernel<Args, true>, a.count, kElementBlock, nullptr, a, pass, use);
+  } else {
+    cuda::launch(local_hessian_kernel<Args, false>, a.count, kElementBlock, nullptr, a, pass, use);
+  }
+}
+
+template <class Args>
+void value(const Args& a, const TermPass<typename Args::Scalar>& pass) {
+  launch_vector_pass<Args, false, true>(ValueOp<Args>{a}, pass);
+}
+
+template <class Args>
+void gradient(const Args& a, const TermPass<typename Args::Scalar>& pass) {
+  if (pass.energy_partials) {
+    launch_vector_pass<Args, true, true>(GradientOp<Args>{a}, pass);
+  } else {
+    launch_vector_pass<Args, true, false>(GradientOp<Args>{a}, pass);
+  }
+}
+
+template <class Args>
+void hvp(const Args& a, const TermPass<typename Args::Scalar>& pass) {
+  if (pass.project) return local_hessian_pass(a, pass, LocalHessianUse::Product);
+  launch_vector_pass<Args, true, false>(HvpDirectOp<Args>{a, pass.direction}, pass);
+}
+
+template <class Args>
+void hessian_diagonal(const Args& a, const TermPass<typename Args::Scalar>& pass) {
+  local_hessian_pass(a, pass, LocalHessianUse::Diagonal);
+}
+
+template <class Args>
+void hessian(const Args& a, const TermPass<typename Args::Scalar>& pass) {
+  local_hessian_pass(a, pass, LocalHessianUse::Assemble);
+}
+
+}  // namespace tilegrad::element_cuda

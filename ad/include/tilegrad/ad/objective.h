@@ -1,0 +1,36 @@
+// What the solvers minimise: a scalar function of n variables on one device, with its gradient, sparse
+// Hessian, Hessian diagonal and Hessian-vector product. ElementProblem implements it; applications wrap one
+// to add state (a retraction onto a manifold, a moving base point).
+#pragma once
+#include "tilegrad/ad/sparse_matrix.h"
+#include "tilegrad/core/buffer.h"
+
+namespace tilegrad {
+
+template <class T>
+class Objective {
+ public:
+  virtual ~Objective() = default;
+
+  virtual std::size_t size() const = 0;
+  virtual Device device() const = 0;
+
+  // The value; +infinity where x is inadmissible (an inverted element).
+  virtual double value(View<const T> x) = 0;
+  // Writes the gradient into g and returns the value.
+  virtual double gradient(View<const T> x, View<T> g) = 0;
+  virtual const CsrMatrix<T>& hessian(View<const T> x) = 0;
+  virtual void hessian_diagonal(View<const T> x, View<T> d) = 0;
+  // out = H(x) v, without forming H.
+  virtual void hvp(View<const T> x, View<const T> v, View<T> out) = 0;
+
+  // Called by the solvers after every accepted step. An objective over a manifold moves its base point here
+  // and resets x (tangent-space variables); returns true when it did, so that the solver drops curvature
+  // history tied to the old coordinates.
+  virtual bool accept(View<T> x) {
+    (void)x;
+    return false;
+  }
+};
+
+}  // namespace tilegrad

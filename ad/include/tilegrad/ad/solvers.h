@@ -1,0 +1,101 @@
+// Minimisers of an Objective on its device: Newton (Armijo backtracking, PCG inner solve with a Jacobi
+// preconditioner on the assembled Hessian or matrix-free through the HVP), gradient descent and L-BFGS; each
+// with stopping criteria and a per-iteration log.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tilegrad/ad/objective.h"
+
+namespace tilegrad {
+
+struct StopCriteria {
+  int max_iterations = 100;
+  double gradient_tolerance = 1e-8;           // max |g_i| <= this
+  double relative_gradient_tolerance = 0.0;   // |g| <= this |g_0| (2-norms); 0 = off
+  double energy_tolerance = 1e-12;            // E_prev - E <= this max(1, |E|)
+};
+
+// Armijo backtracking: accept x + a p when E(x + a p) <= E(x) + c1 a g.p and it is finite; a +inf energy (an
+// inverted element) is an ordinary rejection, so steps never leave the admissible set.
+struct LineSearchOptions {
+  double armijo = 1e-4;
+  double shrink = 0.5;
+  int max_trials = 60;
+};
+
+struct IterationLog {
+  int iteration = 0;
+  double energy = 0;
+  double gradient_norm = 0;  // 2-norm
+  double gradient_max = 0;   // max |g_i|
+  double step = 0;           // accepted line-search step a (0 at iteration 0)
+  int inner_iterations = 0;  // PCG iterations of this Newton step
+  int line_search_trials = 0;
+  double seconds = 0;        // since the solve started
+};
+
+struct SolveResult {
+  bool converged = false;
+  std::string reason;  // which criterion stopped the solve
+  int iterations = 0;
+  double energy = 0;
+  double gradient_norm = 0;
+  std::vector<IterationLog> log;
+};
+
+using IterationCallback = std::function<void(const IterationLog&)>;
+
+struct PcgOptions {
+  int max_iterations = 1000;
+  double relative_tolerance = 1e-8;  // |r| <= this |b|
+};
+
+struct PcgResult {
+  int iterations = 0;
+  double relative_residual = 0;
+  bool converged = false;
+  bool negative_curvature = false;  // stopped at a direction with p.Ap <= 0
+};
+
+// Solves A x = b from x = 0 with the preconditioner diag(inverse_diagonal). `apply(v, out)` computes out = A v.
+template <class T>
+PcgResult pcg(const std::function<void(View<const T>, View<T>)>& apply, View<const T> inverse_diagonal,
+              View<const T> b, View<T> x, const PcgOptions& options);
+
+struct NewtonOptions {
+  StopCriteria stop;
+  LineSearchOptions line_search;
+  PcgOptions pcg;
+  // When adaptive, the PCG tolerance of step k is min(0.5, sqrt(|g_k| / |g_0|)) (Eisenstat-Walker: loose far from
+  // the minimum, tight near it), 10x tighter than the last one after a step that needed backtracking, and never
+  // below pcg.relative_tolerance.
+  bool adaptive_tolerance = true;
+  bool matrix_free = false;  // PCG on the HVP and the Hessian diagonal instead of the assembled matrix
+  IterationCallback on_iteration;
+};
+
+struct GradientDescentOptions {
+  StopCriteria stop;
+  LineSearchOptions line_search;
+  double initial_step = 1.0;  // first trial step; later trials start at twice the last accepted step
+  IterationCallback on_iteration;
+};
+
+struct LbfgsOptions {
+  StopCriteria stop;
+  LineSearchOptions line_search;
+  int history = 8;
+  IterationCallback on_iteration;
+};
+
+// Each minimises `f` from x in place; the log's first entry is the start (iteration 0).
+template <class T>
+SolveResult newton(Objective<T>& f, View<T> x, const NewtonOptions& options = {});
+template <class T>
+SolveResult gradient_descent(Objective<T>& f, View<T> x, const GradientDescentOptions& options = {});
+template <class T>
+SolveResult lbfgs(Objective<T>& f, View<T> x, const LbfgsOptions& options = {});
+
+}  // namespace tilegrad
