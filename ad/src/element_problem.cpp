@@ -199,7 +199,7 @@ void ElementProblemBase<T>::vector_pass(ElementPass which, View<const T> x, cons
   if (with_energy) m_partials.zero();
   const VertexGather* gather = owned ? &vertex_gather() : nullptr;
   if (owned) {
-    m_records.reserve_discard(gather->term_records.back());
+    m_records.reserve_discard(gather->term_records.back(), m_device);
   } else {
     blas::fill(out, 0.0);
     pass.out = out.data();
@@ -276,7 +276,7 @@ const CsrMatrix<T>& ElementProblemBase<T>::hessian(View<const T> x) {
   CsrMatrix<T>& m = layout.matrix;
   TermPass<T> pass = base_pass(x, owned);
   if (owned) {
-    m_records.reserve_discard(layout.term_records.back());
+    m_records.reserve_discard(layout.term_records.back(), m_device);
   } else {
     m.values.zero();
     pass.out = m.values.data();

@@ -102,9 +102,11 @@ class Buffer {
   void reset(std::size_t count, Device device) {
     if (count != m_count || device != m_device) *this = Buffer(count, device);
   }
-  // Grows (contents discarded) only when smaller than `count`; keeps the device.
-  void reserve_discard(std::size_t count) {
-    if (count > m_count) *this = Buffer(count, m_device);
+  // Reallocates (contents discarded) only when smaller than `count` or on another device. The device is
+  // explicit: a default-constructed buffer is a CPU buffer, and growing it "on its device" would silently
+  // give host memory to a CUDA caller.
+  void reserve_discard(std::size_t count, Device device) {
+    if (count > m_count || device != m_device) *this = Buffer(count, device);
   }
   void copy_from(View<const T> src) {
     TG_CHECK_ARG(src.count == m_count, "copy_from: size mismatch (", src.count, " vs ", m_count, ")");
