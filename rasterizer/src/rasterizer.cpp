@@ -143,9 +143,11 @@ Gradients Rasterizer::backward(const ForwardOutput& fwd, const GaussiansView& g,
     }
     TG_CHECK_ARG(!bad, "backward: ", what, " contains NaN or infinite values");
   };
-  finite(dl_dimage, "dL/dimage");
-  finite(dl_dalpha, "dL/dalpha");
-  finite(dl_ddepth, "dL/ddepth");
+  if (settings.check_finite) {
+    finite(dl_dimage, "dL/dimage");
+    finite(dl_dalpha, "dL/dalpha");
+    finite(dl_ddepth, "dL/ddepth");
+  }
 
   Gradients grads;
   if (device() == Device::Cpu) {

@@ -28,6 +28,9 @@ struct BackwardSettings {
   // Also accumulate sum over pixels of |dL/dmean2d| (Gradients::mean2d_abs, an absolute-gradient statistic
   // some densification schemes use). Off, the backward carries three fewer floats per (pixel, Gaussian) pair.
   bool absolute_mean2d = false;
+  // Check dL/d* for NaN and infinities (on the GPU one device-to-host read per call). Callers whose gradients are
+  // finite by construction (the trainer checks its loss) turn it off to keep a step free of host round trips.
+  bool check_finite = true;
 };
 
 }  // namespace tilegrad::raster

@@ -1,0 +1,104 @@
+// The training loop: render a train view, L1 + SSIM loss, backward, densification statistics, one fused Adam
+// step, adaptive density control on schedule. On the GPU a step makes no host round trip besides the
+// rasterizer's instance count; loss values stay on the device until a progress report reads them.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tilegrad/rasterizer/rasterizer.h"
+#include "tilegrad/training/config.h"
+#include "tilegrad/training/dataset.h"
+#include "tilegrad/training/densify.h"
+#include "tilegrad/training/loss.h"
+#include "tilegrad/training/metrics.h"
+#include "tilegrad/training/model.h"
+
+namespace tilegrad::training {
+
+// Mean milliseconds per iteration of each stage. Render/loss/backward/optimizer are sampled on one iteration in
+// TrainConfig::timing_every on the GPU (where measuring synchronises) and measured on every iteration on the CPU;
+// densify is the total spent in statistics, densification and opacity resets divided by the iterations.
+struct StageTimes {
+  double render = 0, loss = 0, backward = 0, optimizer = 0, densify = 0;
+  double total() const { return render + loss + backward + optimizer + densify; }
+};
+
+struct Progress {
+  int iteration = 0, iterations = 0;
+  float loss = 0, psnr = 0;  // means over the iterations since the last report
+  std::size_t gaussians = 0;
+  double iterations_per_second = 0;  // since the last report
+  double elapsed_seconds = 0;        // training time of this run (not counting earlier runs of a resumed one)
+  double eta_seconds = 0;
+  float position_lr = 0;
+  int sh_degree = 0;
+  DensifyCounts last_densify;  // the most recent densification (all zero before the first)
+  StageTimes times;
+};
+
+class Trainer {
+ public:
+  // The dataset must outlive the trainer; its images must be loaded on config.device.
+  Trainer(const TrainConfig& config, const TrainingDataset& dataset);
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  // Initial Gaussians: the dataset's points, else random points (see TrainConfig::init_half_size).
+  void initialize();
+  void initialize(raster::Gaussians gaussians);
+  // Continues from a checkpoint written with the same configuration (InvalidArgument listing the differences).
+  void resume(const std::string& checkpoint_path);
+  void save_checkpoint(const std::string& path) const;
+
+  // Runs one iteration; false when all iterations are done (then nothing is run).
+  bool step();
+  struct RunHooks {
+    std::function<bool()> stop;                   // checked before every iteration; true: return early
+    std::function<void(const Progress&)> report;  // every log_every iterations and at the end
+    std::string checkpoint_path;                  // written every checkpoint_every iterations ("" : never)
+  };
+  // Steps until done or until hooks.stop() returns true. Returns true when all iterations are done.
+  bool run(const RunHooks& hooks);
+
+  int iteration() const { return m_iteration; }
+  const TrainConfig& config() const { return m_config; }
+  const GaussianModel& model() const { return m_model; }
+  int active_sh_degree() const;
+  // Background for evaluation and renders (Auto resolved from the dataset).
+  const float* background() const { return m_background; }
+  raster::RasterSettings render_settings() const;
+  StageTimes stage_times() const;
+  double training_seconds() const { return m_seconds; }
+
+  // Metrics over views with the evaluation background and the current SH degree.
+  Evaluation evaluate(const std::vector<TrainingView>& views, const RenderSink& sink = {}, std::size_t max_views = 0);
+
+ private:
+  const TrainingView& view_for(int iteration);
+  float position_lr(int iteration) const;
+  Progress progress_report(double seconds_since_report, int iterations_since_report);
+
+  TrainConfig m_config;
+  const TrainingDataset& m_dataset;
+  GaussianModel m_model;
+  raster::Rasterizer m_rasterizer;
+  ImageLoss m_loss;
+  int m_iteration = 0;
+  bool m_ready = false;  // initialised or resumed
+  float m_background[3] = {0, 0, 0};
+  Buffer<float> m_dl_dimage;  // reused every step
+  Buffer<float> m_loss_log;   // [log_every, 4] loss values of the steps since the last report
+  int m_logged = 0;
+  std::vector<std::uint32_t> m_order;  // view permutation of the current epoch
+  std::int64_t m_order_epoch = -1;
+  DensifyCounts m_last_densify;
+  // Stage timing accumulators.
+  struct Timing;
+  std::unique_ptr<Timing> m_timing;
+  double m_seconds = 0;
+};
+
+}  // namespace tilegrad::training

@@ -1,0 +1,83 @@
+// ImageLoss: validation, scratch planes, dispatch to the CPU passes or the CUDA kernels.
+#include "tilegrad/training/loss.h"
+
+#include <cmath>
+
+#include "cpu/loss_cpu.h"
+#include "tilegrad/core/config.h"
+#include "tilegrad/core/error.h"
+#if TILEGRAD_WITH_CUDA
+#include "cuda_backend.h"
+#endif
+
+namespace tilegrad::training {
+
+namespace {
+enum WorkspaceSlot : std::size_t { kMoments = 8, kPartials, kValues };
+}
+
+float psnr_from_mse(float mse) { return mse > 0 ? float(-10.0 * std::log10(double(mse))) : INFINITY; }
+
+ImageLoss::ImageLoss(Device device, float lambda_dssim) : m_lambda(lambda_dssim), m_workspace(device) {
+  TG_CHECK_ARG(lambda_dssim >= 0 && lambda_dssim <= 1, "lambda_dssim must be in [0, 1], got ", lambda_dssim);
+  require_device(device);
+}
+
+void ImageLoss::check(const ImagePair& p) const {
+  TG_CHECK_ARG(p.width > 0 && p.height > 0, "loss: empty image ", p.width, "x", p.height);
+  const std::size_t pixels = std::size_t(p.width) * p.height;
+  check_view(p.image, pixels * 3, device(), "loss image [H, W, 3]");
+  check_view(p.target, pixels * 4, device(), "loss target [H, W, 4]");
+}
+
+namespace {
+
+detail::LossArgs<float> make_args(const ImagePair& p, float lambda, Workspace& ws, bool with_grad) {
+  detail::LossArgs<float> a;
+  a.width = p.width;
+  a.height = p.height;
+  a.image = p.image.data();
+  a.target = p.target.data();
+  for (int c = 0; c < 3; ++c) a.background[c] = p.background[c];
+  a.lambda = lambda;
+  a.window = make_ssim_window<float>();
+  a.moments = ws.slot<float>(kMoments, 5 * a.elements());
+  a.partials = with_grad ? ws.slot<float>(kPartials, 3 * a.elements()) : nullptr;
+  return a;
+}
+
+void run(const detail::LossArgs<float>& a, float* values, Workspace& ws) {
+  if (ws.device() == Device::Cpu) {
+    detail::image_loss_cpu(a, values);
+    return;
+  }
+#if TILEGRAD_WITH_CUDA
+  cuda_backend::image_loss(a, values, ws);
+#else
+  (void)a, (void)values;
+#endif
+}
+
+}  // namespace
+
+void ImageLoss::backward(const ImagePair& pair, View<float> grad, View<float> values) {
+  check(pair);
+  check_view(View<const float>(grad), std::size_t(pair.width) * pair.height * 3, device(), "loss gradient [H, W, 3]");
+  check_view(View<const float>(values), kLossValueCount, device(), "loss values [4]");
+  detail::LossArgs<float> a = make_args(pair, m_lambda, m_workspace, true);
+  a.grad = grad.data();
+  run(a, values.data(), m_workspace);
+}
+
+LossValues ImageLoss::evaluate(const ImagePair& pair) {
+  check(pair);
+  detail::LossArgs<float> a = make_args(pair, m_lambda, m_workspace, false);
+  a.clamp_image = true;
+  float* values = m_workspace.slot<float>(kValues, kLossValueCount);
+  run(a, values, m_workspace);
+  float host[kLossValueCount];
+  memory::copy(host, Device::Cpu, values, device(), sizeof(host));
+  return {host[0], host[1], host[2], host[3]};
+}
+
+}  // namespace tilegrad::training

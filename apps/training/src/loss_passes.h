@@ -1,0 +1,121 @@
+// Internal: the four separable passes of the loss and its gradient, one element (pixel, channel) at a time,
+// shared by the CPU loops and the CUDA kernels. Planes are [H, W, 3] arrays like the image.
+//
+//   1. rows:    horizontal window sums of x, y, x^2, y^2, xy                     -> moments[5]
+//   2. columns: vertical sums, SSIM and its partials scaled by dL/dSSIM          -> partials[3], values
+//   3. rows:    horizontal window sums of the partials                           -> moments[0..2]
+//   4. columns: vertical sums, dL/dx = G*A + 2 x G*B + y G*C + L1 term           -> grad
+// Passes 3-4 apply the window's transpose (the same symmetric window with the same zero padding).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "tilegrad/training/element/ssim.h"
+
+namespace tilegrad::training::detail {
+
+template <class T>
+struct LossArgs {
+  int width = 0, height = 0;
+  const T* image = nullptr;              // [H, W, 3]
+  const std::uint8_t* target = nullptr;  // [H, W, 4] premultiplied
+  T background[3] = {T(0), T(0), T(0)};
+  T lambda = T(0.2);
+  bool clamp_image = false;  // metrics: x clamped to [0, 1] (no gradient then)
+  T* grad = nullptr;         // [H, W, 3], null: values only
+  T* moments = nullptr;      // scratch [5][H, W, 3]
+  T* partials = nullptr;     // scratch [3][H, W, 3]
+  SsimWindow<T> window{};
+
+  TG_HD std::size_t elements() const { return std::size_t(width) * height * 3; }
+  TG_HD T x(std::size_t e) const { return clamp_image ? clamp(image[e], T(0), T(1)) : image[e]; }
+  TG_HD T y(std::size_t e) const { return composite_target(target + (e / 3) * 4, int(e % 3), background); }
+};
+
+// Per-element sums the values are made of.
+template <class T>
+struct ElementSums {
+  T abs_diff, ssim, sq_diff;
+};
+
+template <class T>
+TG_HD TG_INLINE void loss_rows_pass(const LossArgs<T>& a, std::size_t e) {
+  const std::size_t n = a.elements();
+  const int c = int(e % 3), px = int((e / 3) % a.width);
+  const std::size_t row = e - std::size_t(px) * 3 - c;  // element index of (row, 0, 0)
+  T sx = T(0), sy = T(0), sxx = T(0), syy = T(0), sxy = T(0);
+  TG_UNROLL for (int k = 0; k < kSsimTaps; ++k) {
+    const int j = px + k - kSsimRadius;
+    if (j < 0 || j >= a.width) continue;
+    const std::size_t idx = row + std::size_t(j) * 3 + c;
+    const T xv = a.x(idx), yv = a.y(idx), w = a.window.w[k];
+    sx += w * xv;
+    sy += w * yv;
+    sxx += w * xv * xv;
+    syy += w * yv * yv;
+    sxy += w * xv * yv;
+  }
+  a.moments[e] = sx;
+  a.moments[n + e] = sy;
+  a.moments[2 * n + e] = sxx;
+  a.moments[3 * n + e] = syy;
+  a.moments[4 * n + e] = sxy;
+}
+
+template <class T>
+TG_HD TG_INLINE ElementSums<T> loss_columns_pass(const LossArgs<T>& a, std::size_t e) {
+  const std::size_t n = a.elements(), stride = std::size_t(a.width) * 3;
+  const int py = int(e / stride);
+  T m[5];
+  TG_UNROLL for (int q = 0; q < 5; ++q) {
+    const T* plane = a.moments + q * n + (e - std::size_t(py) * stride);
+    m[q] = window_sum(a.window, py, a.height, [&](int j) { return plane[std::size_t(j) * stride]; });
+  }
+  const SsimTerms<T> s = ssim_terms(m[0], m[1], m[2], m[3], m[4]);
+  if (a.grad) {
+    const T scale = -a.lambda / T(n);  // dL/dSSIM(pixel)
+    a.partials[e] = scale * s.d_mu_x;
+    a.partials[n + e] = scale * s.d_exx;
+    a.partials[2 * n + e] = scale * s.d_exy;
+  }
+  const T d = a.x(e) - a.y(e);
+  return {d < T(0) ? -d : d, s.value, d * d};
+}
+
+template <class T>
+TG_HD TG_INLINE void gradient_rows_pass(const LossArgs<T>& a, std::size_t e) {
+  const std::size_t n = a.elements();
+  const int c = int(e % 3), px = int((e / 3) % a.width);
+  const std::size_t row = e - std::size_t(px) * 3 - c;
+  TG_UNROLL for (int q = 0; q < 3; ++q) {
+    const T* plane = a.partials + q * n + row + c;
+    a.moments[q * n + e] = window_sum(a.window, px, a.width, [&](int j) { return plane[std::size_t(j) * 3]; });
+  }
+}
+
+template <class T>
+TG_HD TG_INLINE void gradient_columns_pass(const LossArgs<T>& a, std::size_t e) {
+  const std::size_t n = a.elements(), stride = std::size_t(a.width) * 3;
+  const int py = int(e / stride);
+  T g[3];
+  TG_UNROLL for (int q = 0; q < 3; ++q) {
+    const T* plane = a.moments + q * n + (e - std::size_t(py) * stride);
+    g[q] = window_sum(a.window, py, a.height, [&](int j) { return plane[std::size_t(j) * stride]; });
+  }
+  const T xv = a.x(e), yv = a.y(e);
+  a.grad[e] = g[0] + T(2) * xv * g[1] + yv * g[2] + (T(1) - a.lambda) / T(n) * abs_derivative(xv - yv);
+}
+
+// The four LossValues from the totals of the element sums over n elements.
+template <class T>
+TG_HD TG_INLINE void finish_values(double abs_sum, double ssim_sum, double sq_sum, std::size_t n, T lambda,
+                                   float* values) {
+  const double inv = n > 0 ? 1.0 / double(n) : 0.0;
+  const double l1 = abs_sum * inv, ssim = ssim_sum * inv;
+  values[0] = float((1.0 - double(lambda)) * l1 + double(lambda) * (1.0 - ssim));
+  values[1] = float(l1);
+  values[2] = float(ssim);
+  values[3] = float(sq_sum * inv);
+}
+
+}  // namespace tilegrad::training::detail

@@ -1,0 +1,53 @@
+// GaussianModel construction and copies.
+#include "tilegrad/training/model.h"
+
+#include "tilegrad/core/error.h"
+
+namespace tilegrad::training {
+
+namespace {
+raster::Gaussians zeros_like(const raster::Gaussians& p) {
+  raster::Gaussians z;
+  z.sh_degree = p.sh_degree;
+  const Device d = p.device();
+  z.means = Buffer<float>::zeros(p.means.size(), d);
+  z.log_scales = Buffer<float>::zeros(p.log_scales.size(), d);
+  z.quats = Buffer<float>::zeros(p.quats.size(), d);
+  z.opacity_logits = Buffer<float>::zeros(p.opacity_logits.size(), d);
+  z.sh = Buffer<float>::zeros(p.sh.size(), d);
+  return z;
+}
+}  // namespace
+
+GaussianModel GaussianModel::from_parameters(raster::Gaussians params) {
+  TG_CHECK_ARG(params.colors.empty(), "training needs SH colours, not precomputed colours");
+  raster::validate(params.view());
+  GaussianModel m;
+  m.adam_m = zeros_like(params);
+  m.adam_v = zeros_like(params);
+  m.params = std::move(params);
+  m.zero_statistics();
+  return m;
+}
+
+GaussianModel GaussianModel::to(Device device) const {
+  GaussianModel m;
+  m.params = params.to(device);
+  m.adam_m = adam_m.to(device);
+  m.adam_v = adam_v.to(device);
+  m.adam_step = adam_step;
+  m.grad_accum = grad_accum.to(device);
+  m.view_count = view_count.to(device);
+  m.max_radius = max_radius.to(device);
+  return m;
+}
+
+void GaussianModel::zero_statistics() {
+  const std::size_t n = count();
+  const Device d = device();
+  grad_accum = Buffer<float>::zeros(n, d);
+  view_count = Buffer<float>::zeros(n, d);
+  max_radius = Buffer<float>::zeros(n, d);
+}
+
+}  // namespace tilegrad::training

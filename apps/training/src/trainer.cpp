@@ -1,0 +1,305 @@
+// The training loop (see trainer.h): schedules, one step, progress reports, checkpoints.
+#include "tilegrad/training/trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "tilegrad/core/error.h"
+#include "tilegrad/profiling/timer.h"
+#include "tilegrad/training/checkpoint.h"
+#include "tilegrad/training/initialize.h"
+
+namespace tilegrad::training {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+// Half size of the random-point cube of NeRF-synthetic scenes: the reference's choice for objects that fit in
+// the [-1.5, 1.5] cube the synthetic cameras look at.
+constexpr float kSyntheticInitHalfSize = 1.3f;
+}  // namespace
+
+struct Trainer::Timing {
+  explicit Timing(Device d) : timer(d) {}
+  profiling::Timer timer;
+  double render = 0, loss = 0, backward = 0, optimizer = 0, stats = 0;
+  int samples = 0;
+  double densify_events_ms = 0;
+  int iterations = 0;
+};
+
+Trainer::Trainer(const TrainConfig& config, const TrainingDataset& dataset)
+    : m_config(config),
+      m_dataset(dataset),
+      m_rasterizer(config.device),
+      m_loss(config.device, config.lambda_dssim),
+      m_timing(std::make_unique<Timing>(config.device)) {
+  m_config.validate();
+  TG_CHECK_ARG(!dataset.train.empty(), "the dataset has no training views");
+  for (const TrainingView& v : dataset.train)
+    TG_CHECK_ARG(!v.image.empty() && v.image.device() == config.device, "training view '", v.name,
+                 "' has no image loaded on ", to_string(config.device));
+  evaluation_background(m_config, dataset.has_alpha, m_background);
+  m_loss_log = Buffer<float>::zeros(std::size_t(m_config.log_every) * kLossValueCount, config.device);
+}
+
+Trainer::~Trainer() = default;
+
+void Trainer::initialize() {
+  InitOptions o;
+  o.sh_degree = m_config.sh_degree;
+  o.opacity = m_config.init_opacity;
+  o.seed = m_config.seed;
+  if (m_dataset.points.size() > 0) {
+    initialize(gaussians_from_points(m_dataset.points, o));
+    return;
+  }
+  const bool synthetic = m_dataset.kind == io::DatasetKind::NerfSynthetic;
+  const float origin[3] = {0, 0, 0};
+  const float half =
+      m_config.init_half_size > 0 ? m_config.init_half_size : (synthetic ? kSyntheticInitHalfSize : m_dataset.extent);
+  const io::PointCloud points =
+      random_points(m_config.init_points, synthetic ? origin : m_dataset.center, half, m_config.seed);
+  initialize(gaussians_from_points(points, o));
+}
+
+void Trainer::initialize(raster::Gaussians gaussians) {
+  TG_CHECK_ARG(gaussians.sh_degree == m_config.sh_degree, "initial Gaussians store SH degree ", gaussians.sh_degree,
+               " but the configuration trains degree ", m_config.sh_degree);
+  m_model = GaussianModel::from_parameters(gaussians.to(m_config.device));
+  m_iteration = 0;
+  m_ready = true;
+}
+
+void Trainer::resume(const std::string& path) {
+  Checkpoint c = load_checkpoint(path);
+  const std::vector<std::string> diff = config_differences(c.config_json, config_to_json(m_config));
+  if (!diff.empty()) {
+    std::string list;
+    for (const std::string& d : diff) list += "\n  " + d;
+    throw InvalidArgument(path +
+                          ": the checkpoint was written with other training settings (pass the same "
+                          "options, or start afresh):" +
+                          list);
+  }
+  TG_CHECK_ARG(c.model.params.sh_degree == m_config.sh_degree, path, ": checkpoint stores SH degree ",
+               c.model.params.sh_degree, ", the configuration trains ", m_config.sh_degree);
+  m_model = c.model.to(m_config.device);
+  m_iteration = int(c.iteration);
+  m_logged = 0;
+  m_ready = true;
+}
+
+void Trainer::save_checkpoint(const std::string& path) const {
+  training::save_checkpoint(path, m_model, m_iteration, config_to_json(m_config));
+}
+
+int Trainer::active_sh_degree() const { return std::min(m_config.sh_degree, m_iteration / m_config.sh_degree_every); }
+
+raster::RasterSettings Trainer::render_settings() const {
+  raster::RasterSettings s;
+  for (int c = 0; c < 3; ++c) s.background[c] = m_background[c];
+  s.sh_degree = active_sh_degree();
+  s.antialiased = m_config.antialiased;
+  return s;
+}
+
+const TrainingView& Trainer::view_for(int iteration) {
+  // Each epoch visits every training view once, in an order drawn from (seed, epoch).
+  const std::size_t n = m_dataset.train.size();
+  const std::int64_t epoch = std::int64_t(iteration - 1) / std::int64_t(n);
+  if (epoch != m_order_epoch) {
+    m_order.resize(n);
+    for (std::size_t i = 0; i < n; ++i) m_order[i] = std::uint32_t(i);
+    for (std::size_t i = n; i > 1; --i) {
+      const std::uint64_t r = random_bits(m_config.seed, RandomStream::ViewOrder, (std::uint64_t(epoch) << 32) | i);
+      std::swap(m_order[i - 1], m_order[r % i]);
+    }
+    m_order_epoch = epoch;
+  }
+  return m_dataset.train[m_order[std::size_t(iteration - 1) % n]];
+}
+
+float Trainer::position_lr(int iteration) const {
+  const int steps = m_config.lr.position_steps > 0 ? m_config.lr.position_steps : m_config.iterations;
+  const double t = std::clamp(double(iteration) / double(steps), 0.0, 1.0);
+  const double log_lr =
+      (1.0 - t) * std::log(double(m_config.lr.position)) + t * std::log(double(m_config.lr.position_final));
+  return float(std::exp(log_lr) * m_dataset.extent);
+}
+
+bool Trainer::step() {
+  TG_CHECK_ARG(m_ready, "step: call initialize() or resume() first");
+  if (m_iteration >= m_config.iterations) return false;
+  const int it = m_iteration + 1;
+  const Device device = m_config.device;
+  const TrainingView& view = view_for(it);
+  raster::RasterSettings settings = render_settings();
+  settings.sh_degree = std::min(m_config.sh_degree, it / m_config.sh_degree_every);
+  if (m_config.background_mode == BackgroundMode::Random)
+    for (int c = 0; c < 3; ++c)
+      settings.background[c] = random_uniform(m_config.seed, RandomStream::Background, 3 * std::uint64_t(it) + c);
+
+  Timing& tm = *m_timing;
+  const bool timed = device == Device::Cpu || it % m_config.timing_every == 0;
+  auto stage = [&](double& total_ms, auto&& work) {
+    if (timed) tm.timer.start();
+    work();
+    if (timed) total_ms += tm.timer.stop();
+  };
+
+  raster::ForwardOutput fwd;
+  stage(tm.render, [&] { fwd = m_rasterizer.forward(m_model.params.view(), view.camera, settings); });
+
+  const std::size_t pixels = std::size_t(view.camera.width) * view.camera.height;
+  m_dl_dimage.reserve_discard(pixels * 3, device);
+  const View<float> dl_dimage(m_dl_dimage.data(), pixels * 3, device);
+  stage(tm.loss, [&] {
+    const std::size_t slot = std::size_t(m_logged % m_config.log_every);
+    m_loss.backward(image_pair(view, fwd.image, settings.background), dl_dimage,
+                    m_loss_log.view().subview(slot * kLossValueCount, kLossValueCount));
+    ++m_logged;
+  });
+
+  raster::Gradients grads;
+  stage(tm.backward, [&] {
+    raster::BackwardSettings b;
+    b.accumulation = m_config.accumulation;
+    b.check_finite = false;  // the loss is checked instead; this keeps the step free of host round trips
+    grads = m_rasterizer.backward(fwd, m_model.params.view(), dl_dimage, {}, {}, b);
+  });
+
+  const DensifyConfig& dc = m_config.densify;
+  const bool densifying = it < dc.until;
+  if (densifying)
+    stage(tm.stats, [&] { accumulate_density_stats(m_model, view.camera, settings, grads.mean2d.cview()); });
+
+  stage(tm.optimizer, [&] {
+    const LearningRates& lr = m_config.lr;
+    const float pos_lr = position_lr(it);
+    raster::Gaussians& p = m_model.params;
+    raster::Gaussians& m = m_model.adam_m;
+    raster::Gaussians& v = m_model.adam_v;
+    const int sh_period = 3 * raster::sh_coefficients(p.sh_degree);
+    const std::vector<AdamGroup> groups = {
+        {p.means.view(), grads.means.cview(), m.means.view(), v.means.view(), pos_lr, pos_lr, 1, 1},
+        {p.log_scales.view(), grads.log_scales.cview(), m.log_scales.view(), v.log_scales.view(), lr.scale, lr.scale, 1,
+         1},
+        {p.quats.view(), grads.quats.cview(), m.quats.view(), v.quats.view(), lr.rotation, lr.rotation, 1, 1},
+        {p.opacity_logits.view(), grads.opacity_logits.cview(), m.opacity_logits.view(), v.opacity_logits.view(),
+         lr.opacity, lr.opacity, 1, 1},
+        // SH [N, K, 3]: the first 3 floats of every Gaussian's K x 3 block are the DC band.
+        {p.sh.view(), grads.sh.cview(), m.sh.view(), v.sh.view(), lr.sh_dc, lr.sh_rest, sh_period, 3},
+    };
+    adam_step(device, groups, ++m_model.adam_step, m_config.adam);
+    p.version += 1;
+  });
+  if (timed) ++tm.samples;
+
+  const bool densify_now = densifying && it > dc.from && it % dc.every == 0;
+  const bool reset_now = densifying && dc.opacity_reset_every > 0 && it % dc.opacity_reset_every == 0;
+  if (densify_now || reset_now) {
+    const auto t0 = Clock::now();
+    if (densify_now) {
+      const bool size_pruning = dc.opacity_reset_every > 0 && it > dc.opacity_reset_every;
+      DensifyRule rule;
+      rule.grad_threshold = dc.grad_threshold;
+      rule.clone_max_scale = dc.percent_dense * m_dataset.extent;
+      rule.min_opacity = dc.min_opacity;
+      rule.max_world_scale = size_pruning ? dc.max_world_size * m_dataset.extent : 0.0f;
+      rule.max_screen_radius = size_pruning ? dc.max_screen_size : 0.0f;
+      m_last_densify = densify_and_prune(m_model, rule, m_config.seed, std::uint64_t(it));
+    }
+    if (reset_now) reset_opacity(m_model, dc.reset_opacity);
+    synchronize(device);
+    tm.densify_events_ms += 1e3 * seconds_since(t0);
+  }
+  ++tm.iterations;
+  m_iteration = it;
+  return true;
+}
+
+StageTimes Trainer::stage_times() const {
+  const Timing& tm = *m_timing;
+  StageTimes t;
+  if (tm.samples > 0) {
+    t.render = tm.render / tm.samples;
+    t.loss = tm.loss / tm.samples;
+    t.backward = tm.backward / tm.samples;
+    t.optimizer = tm.optimizer / tm.samples;
+    t.densify = tm.stats / tm.samples;
+  }
+  if (tm.iterations > 0) t.densify += tm.densify_events_ms / tm.iterations;
+  return t;
+}
+
+Progress Trainer::progress_report(double seconds_since_report, int iterations_since_report) {
+  Progress p;
+  p.iteration = m_iteration;
+  p.iterations = m_config.iterations;
+  p.gaussians = m_model.count();
+  p.sh_degree = active_sh_degree();
+  p.position_lr = position_lr(std::max(m_iteration, 1));
+  p.last_densify = m_last_densify;
+  p.times = stage_times();
+  const int n = std::min(m_logged, m_config.log_every);
+  if (n > 0) {
+    std::vector<float> log(std::size_t(n) * kLossValueCount);
+    memory::copy(log.data(), Device::Cpu, m_loss_log.data(), m_loss_log.device(), log.size() * sizeof(float));
+    double loss = 0, psnr = 0;
+    for (int i = 0; i < n; ++i) {
+      loss += log[std::size_t(i) * kLossValueCount] / n;
+      psnr += psnr_from_mse(log[std::size_t(i) * kLossValueCount + 3]) / n;
+    }
+    p.loss = float(loss);
+    p.psnr = float(psnr);
+    // Diverged (a learning rate far too high, say): stop with a message rather than train on NaNs.
+    if (!std::isfinite(p.loss))
+      throw Error(detail::concat("training diverged: the loss is not finite at iteration ", m_iteration));
+  }
+  m_logged = 0;
+  p.iterations_per_second = seconds_since_report > 0 ? iterations_since_report / seconds_since_report : 0.0;
+  p.elapsed_seconds = m_seconds;
+  p.eta_seconds = p.iterations_per_second > 0 ? (m_config.iterations - m_iteration) / p.iterations_per_second : 0.0;
+  return p;
+}
+
+bool Trainer::run(const RunHooks& hooks) {
+  auto interval_start = Clock::now();
+  int interval_iterations = 0;
+  double seconds_before = m_seconds;
+  const auto run_start = Clock::now();
+  auto report = [&] {
+    synchronize(m_config.device);
+    m_seconds = seconds_before + seconds_since(run_start);
+    if (hooks.report) hooks.report(progress_report(seconds_since(interval_start), interval_iterations));
+    interval_start = Clock::now();
+    interval_iterations = 0;
+  };
+  while (m_iteration < m_config.iterations) {
+    if (hooks.stop && hooks.stop()) {
+      synchronize(m_config.device);
+      m_seconds = seconds_before + seconds_since(run_start);
+      return false;
+    }
+    step();
+    ++interval_iterations;
+    if (m_iteration % m_config.log_every == 0 || m_iteration == m_config.iterations) report();
+    if (!hooks.checkpoint_path.empty() && m_config.checkpoint_every > 0 &&
+        m_iteration % m_config.checkpoint_every == 0 && m_iteration < m_config.iterations) {
+      const auto t0 = Clock::now();
+      save_checkpoint(hooks.checkpoint_path);
+      seconds_before -= seconds_since(t0);  // writing checkpoints is not training time
+    }
+  }
+  synchronize(m_config.device);
+  m_seconds = seconds_before + seconds_since(run_start);
+  return true;
+}
+
+Evaluation Trainer::evaluate(const std::vector<TrainingView>& views, const RenderSink& sink, std::size_t max_views) {
+  return evaluate_views(m_rasterizer, m_loss, m_model.params.view(), views, render_settings(), sink, max_views);
+}
+
+}  // namespace tilegrad::training

@@ -1,0 +1,126 @@
+// Helpers of fixtures.h.
+#include "fixtures.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tilegrad/io/image.h"
+#include "tilegrad/training/default_scene.h"
+
+namespace tilegrad::test {
+
+namespace fs = std::filesystem;
+
+TempFolder::TempFolder() {
+  static std::atomic<int> counter{0};
+  const fs::path p = fs::temp_directory_path() /
+                     ("tilegrad_training_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  fs::remove_all(p);
+  fs::create_directories(p);
+  m_path = p.string();
+}
+
+TempFolder::~TempFolder() {
+  std::error_code ec;
+  fs::remove_all(m_path, ec);
+}
+
+std::string TempFolder::write(const std::string& relative, const std::string& text) const {
+  const fs::path p = fs::path(m_path) / relative;
+  fs::create_directories(p.parent_path());
+  std::ofstream f(p, std::ios::binary);
+  f << text;
+  EXPECT_TRUE(f.good()) << "cannot write fixture " << p;
+  return p.string();
+}
+
+std::uint8_t pattern_byte(int x, int y, int c) { return std::uint8_t((37 * x + 91 * y + 53 * c + 17) % 256); }
+
+void write_pattern_png(const std::string& path, int width, int height, int channels) {
+  io::Image img(width, height, channels);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x)
+      for (int c = 0; c < channels; ++c) img.at(x, y, c) = float(pattern_byte(x, y, c)) / 255.0f;
+  fs::create_directories(fs::path(path).parent_path());
+  io::write_png(path, img);
+}
+
+void write_transforms_dataset(const std::string& folder, int frames, int width, int height, bool split) {
+  nlohmann::json train = nlohmann::json::array(), test = nlohmann::json::array();
+  for (int i = 0; i < frames; ++i) {
+    const float a = 6.2831853f * float(i) / float(frames);
+    const float eye[3] = {4.0f * std::cos(a), 4.0f * std::sin(a), 1.0f};
+    // Camera-to-world, OpenGL axes, looking at the origin with +z up.
+    float f[3] = {-eye[0], -eye[1], -eye[2]};
+    const float fl = std::sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+    for (float& v : f) v /= fl;
+    float r[3] = {f[1], -f[0], 0.0f};
+    const float rl = std::sqrt(r[0] * r[0] + r[1] * r[1]);
+    r[0] /= rl, r[1] /= rl;
+    const float u[3] = {r[1] * f[2] - r[2] * f[1], r[2] * f[0] - r[0] * f[2], r[0] * f[1] - r[1] * f[0]};
+    nlohmann::json m = nlohmann::json::array();
+    for (int k = 0; k < 3; ++k) m.push_back({r[k], u[k], -f[k], eye[k]});
+    m.push_back({0, 0, 0, 1});
+    const std::string name = "images/frame_" + std::to_string(i);
+    write_pattern_png(folder + "/" + name + ".png", width, height, 4);
+    (split && i == frames - 1 ? test : train).push_back({{"file_path", "./" + name}, {"transform_matrix", m}});
+  }
+  auto write = [&](const std::string& file, const nlohmann::json& list) {
+    std::ofstream out(folder + "/" + file);
+    out << nlohmann::json({{"camera_angle_x", 0.8}, {"frames", list}}).dump(1);
+  };
+  if (split) {
+    write("transforms_train.json", train);
+    write("transforms_test.json", test);
+  } else {
+    write("transforms.json", train);
+  }
+}
+
+raster::Camera centered_camera(int width, int height, float focal) {
+  raster::Camera c;
+  c.width = width;
+  c.height = height;
+  c.fx = c.fy = focal;
+  c.cx = 0.5f * float(width);
+  c.cy = 0.5f * float(height);
+  return c;
+}
+
+training::TrainConfig tiny_config(int iterations) {
+  training::TrainConfig c;
+  c.iterations = iterations;
+  c.device = Device::Cpu;
+  c.init_points = 600;
+  c.sh_degree = 1;
+  c.sh_degree_every = 100;
+  c.densify.from = 40;
+  c.densify.until = iterations;
+  c.densify.every = 40;
+  c.densify.grad_threshold = 4e-4f;  // tiny images have large NDC gradients: fewer, larger Gaussians suffice
+  c.densify.opacity_reset_every = 120;
+  c.log_every = 20;
+  return c;
+}
+
+const std::string& tiny_scene_dataset() {
+  static TempFolder folder;
+  static const std::string path = [] {
+    training::SceneViewOptions o;
+    o.width = o.height = 32;
+    o.train_views = 12;
+    o.test_views = 4;
+    o.camera_distance = 3.0f;
+    const std::string p = folder.path() + "/scene";
+    training::write_synthetic_dataset(p, training::make_default_scene(), o);
+    return p;
+  }();
+  return path;
+}
+
+}  // namespace tilegrad::test
