@@ -80,6 +80,10 @@ TEST(RasterizerCuda, ImagesAndGradientsMatchTheCpuReference) {
       {10000, 3, 256, 192, test::test_camera(256, 192, 7.0f, -5.0f), false},
       {30000, 1, 320, 240, test::rotated_camera(320, 240, 0.2f), true},
       {100000, 2, 480, 360, test::test_camera(480, 360), false},
+      // Enough tiles for the blend kernels (forward, Atomic, WarpAggregated) to use 2 bands per tile (1,200
+      // tiles), then 1 (2,080): the cases above have fewer than 1,024 tiles and use 4.
+      {20000, 3, 640, 480, test::test_camera(640, 480, 2.0f, 3.0f), false},
+      {20000, 1, 832, 640, test::test_camera(832, 640), true},
   };
   for (const SceneCase& c : cases) {
     const std::size_t n = test::scaled(c.count);

@@ -11,9 +11,11 @@ namespace {
 
 using cuda::global_thread;
 enum WorkspaceSlot : std::size_t { kGrad2d = 16, kPartial, kNonfiniteFlag };
-// Owned: Gaussians with fewer instances than this sum their instance records inline (exact::sum); longer ones
-// are reduced in place first by the AD layer. Both are the same exact sum, so the bits do not depend on it.
-constexpr std::uint32_t kInlineInstances = 32;
+// Owned: the AD layer reduces every segment of at least this many instances in place, into its first row (its
+// layouts spread a segment's rows and components over lanes); shorter ones (single records) are summed here.
+// A thread per Gaussian summing all its own rows is the same exact sum, but its warp waits on its longest
+// segment (measured: slower).
+constexpr std::uint32_t kInlineInstances = 2;
 
 struct ProjectBackwardArgs {
   std::size_t n;
@@ -59,16 +61,19 @@ __global__ void __launch_bounds__(kProjectBlock, 4) project_backward_kernel(Proj
   const int width = a.width;
   float rec[kGrad2dWidth];
 #pragma unroll
-  for (int c = 0; c < kGrad2dWidth; ++c) {
-    if (!rendered || c >= width) {
-      rec[c] = 0.0f;
-    } else if (a.grad2d) {
-      rec[c] = a.grad2d[g * width + c];
-    } else if (instances >= kInlineInstances) {
-      rec[c] = a.partial[std::size_t(begin) * width + c];
+  for (int c = 0; c < kGrad2dWidth; ++c) rec[c] = 0.0f;
+  if (rendered) {
+    if (a.grad2d) {
+      const float* src = a.grad2d + g * width;
+#pragma unroll
+      for (int c = 0; c < kGrad2dWidth; ++c)
+        if (c < width) rec[c] = src[c];
     } else {
-      const float* rows_c = a.partial + std::size_t(begin) * width + c;
-      rec[c] = exact::sum([&](std::uint32_t i) { return rows_c[std::size_t(i) * width]; }, instances);
+      // Segments of kInlineInstances or more were reduced into their first row; shorter ones are summed here.
+      const float* first_row = a.partial + std::size_t(begin) * width;
+      const std::uint32_t rows = instances >= kInlineInstances ? 1 : instances;
+      exact::sum_columns(
+          [&](std::uint32_t i) { return first_row + std::size_t(i) * width; }, rows, width, rec);
     }
   }
   const Vec3<float> mean = valid ? Vec3<float>{{a.means[3 * g], a.means[3 * g + 1], a.means[3 * g + 2]}}

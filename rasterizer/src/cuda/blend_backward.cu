@@ -1,35 +1,28 @@
-// CUDA blend backward: one block per tile, one thread per pixel, back to front from each tile's last
-// contributor. Each (pixel, instance) pair yields the 12-float gradient record of projection_backward.h, which
-// reaches the Gaussians by one of three routes:
+// CUDA blend backward: one block per tile band (see TileBand), one thread per pixel, back to front from the
+// band's last contributor. Each (pixel, instance) pair yields the 12-float gradient record of
+// projection_backward.h, which reaches the Gaussians by one of three routes:
 //   Atomic          - every pixel atomically adds its record to the Gaussian (the original 3DGS scheme);
-//   WarpAggregated  - the warp sums its pixels' records, lane 0 adds atomically (the gsplat scheme);
+//   WarpAggregated  - the warp sums its pixels' records, one lane per component adds atomically (the gsplat
+//                     scheme);
 //   Owned           - the warp sums, the block combines its warps in a fixed order and writes ONE record per
 //                     instance into the instance's own slot: no atomics; the per-Gaussian sum over the
 //                     Gaussian's contiguous slots is the AD layer's exact segmented sum.
 #include "cuda/backend.h"
 #include "cuda/blend_backward.h"
 #include "cuda/common.cuh"
+#include "tilegrad/ad/cuda/warp_reduce_scatter.cuh"
 #include "tilegrad/rasterizer/element/projection_backward.h"
 
 namespace tilegrad::raster::cuda_backend {
 namespace {
 
-constexpr int kWarps = kTilePixels / cuda::kWarpSize;
-// Instances staged per round: the Owned partial buffer (batch x warps x W floats) must fit in 48 KB of shared
+// Instances staged per round: the records' partial buffer (batch x warps x W floats) must fit in 48 KB of shared
 // memory with the staged splats, so wider records get smaller rounds.
 template <int W>
 constexpr int batch_for() {
   return W == 9 ? 128 : 64;
 }
 constexpr unsigned kFull = 0xFFFFFFFFu;
-
-template <int W>
-__device__ inline void warp_sum(float (&v)[W]) {
-#pragma unroll
-  for (int c = 0; c < W; ++c)
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) v[c] += __shfl_down_sync(kFull, v[c], offset);
-}
 
 // The slot of Gaussian g's instance in tile `tile`: its offset plus the tile's row-major index in g's rectangle
 // (the layout emit_kernel produced, from the same record values).
@@ -41,17 +34,69 @@ __device__ inline std::uint32_t instance_slot(const BlendBackwardArgs& a, std::u
 }
 
 // Owned records go to the instance's slot; SortReduce records stay in tile-sorted order (their ids are the
-// sorted Gaussians).
-template <Accumulation MODE>
-__device__ inline std::uint32_t record_row(const BlendBackwardArgs& a, std::uint32_t entry, std::uint32_t g, int tile) {
-  return MODE == Accumulation::Owned ? instance_slot(a, g, tile) : entry;
+// sorted Gaussians). Record modes run whole tiles (one record per instance).
+template <Accumulation MODE, int PARTS>
+__device__ inline std::uint32_t record_row(const BlendBackwardArgs& a, std::uint32_t entry, std::uint32_t g,
+                                           const TileBand<PARTS>& band) {
+  static_assert(PARTS == 1, "records are written per whole tile");
+  return MODE == Accumulation::Owned ? instance_slot(a, g, band.tile) : entry;
 }
 
-template <Accumulation MODE, int W>
-__global__ void __launch_bounds__(kTilePixels) blend_backward_kernel(BlendBackwardArgs a) {
-  static_assert(W == 9 || W == kGrad2dWidth, "records hold 9 or 12 floats");
+// One pixel's walk from back to front: its fixed loss gradients and what it has passed so far.
+struct PixelWalk {
+  float px, py;
+  float t_final;                            // transmittance after the last contributor
+  float g_rgb[3] = {0.0f, 0.0f, 0.0f}, g_alpha_out = 0.0f, g_depth = 0.0f, g_background = 0.0f;
+  float trans;                              // transmittance in front of the current fragment
+  float behind[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // colour and depth composited behind it
+};
+
+// The gradient record of splat `sp` at this pixel into v[0..W) (zeros left as they are when the splat does
+// not touch the pixel); advances the walk past it. Returns whether the splat contributed.
+template <int W>
+__device__ inline bool fragment_record(PixelWalk& p, const Splat<float>& sp, float4 cd, const Thresholds& th,
+                                       float* v) {
   constexpr bool kExtra = W == kGrad2dWidth;  // depth and |dL/dmean2d| as well
+  const Fragment<float> f = fragment_at(sp, p.px, p.py, th);
+  if (!f.used) return false;
+  const float col[4] = {cd.x, cd.y, cd.z, cd.w};
+  const float one_minus = 1.0f - f.alpha;
+  p.trans = p.trans / one_minus;
+  const float weight = f.alpha * p.trans;
+  float g_a = 0.0f;
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+    v[kGradColor + c] = weight * p.g_rgb[c];
+    g_a += (col[c] - p.behind[c]) * p.g_rgb[c];
+  }
+  if constexpr (kExtra) v[kGradDepth] = weight * p.g_depth;
+  g_a += (col[3] - p.behind[3]) * p.g_depth;
+  g_a = g_a * p.trans + (p.g_alpha_out - p.g_background) * p.t_final / one_minus;
+#pragma unroll
+  for (int c = 0; c < 4; ++c) p.behind[c] = f.alpha * col[c] + one_minus * p.behind[c];
+  if (!f.clamped) {
+    v[kGradOpacity] = g_a * f.weight;
+    const float g_power = g_a * f.alpha;
+    const float g_u = -g_power * (sp.a * f.dx + sp.b * f.dy);
+    const float g_v = -g_power * (sp.c * f.dy + sp.b * f.dx);
+    v[kGradU] = g_u;
+    v[kGradV] = g_v;
+    if constexpr (kExtra) {
+      v[kGradAbsU] = fabsf(g_u);
+      v[kGradAbsV] = fabsf(g_v);
+    }
+    v[kGradConicA] = -0.5f * g_power * f.dx * f.dx;
+    v[kGradConicB] = -g_power * f.dx * f.dy;
+    v[kGradConicC] = -0.5f * g_power * f.dy * f.dy;
+  }
+  return true;
+}
+
+template <Accumulation MODE, int W, int PARTS>
+__global__ void __launch_bounds__(kTilePixels / PARTS) blend_backward_kernel(BlendBackwardArgs a) {
+  static_assert(W == 9 || W == kGrad2dWidth, "records hold 9 or 12 floats");
   constexpr int kBatch = batch_for<W>();
+  constexpr int kThreads = TileBand<PARTS>::kThreads, kWarps = kThreads / cuda::kWarpSize;
   __shared__ Splat<float> s_splat[kBatch];
   __shared__ float4 s_color_depth[kBatch];
   __shared__ std::uint32_t s_slot[kBatch];
@@ -60,14 +105,12 @@ __global__ void __launch_bounds__(kTilePixels) blend_backward_kernel(BlendBackwa
   __shared__ float s_partial[kRecords ? kBatch * kWarps * W : 1];
   __shared__ std::uint32_t s_warp_max[kWarps];
 
-  const int tile = blockIdx.x;
+  const TileBand<PARTS> band(a.grid);
   const int lane = threadIdx.x % cuda::kWarpSize, warp = threadIdx.x / cuda::kWarpSize;
-  const int x = (tile % a.grid.tiles_x) * kTileSize + threadIdx.x % kTileSize;
-  const int y = (tile / a.grid.tiles_x) * kTileSize + threadIdx.x / kTileSize;
+  const int x = band.x, y = band.y;
   const bool inside = x < a.grid.width && y < a.grid.height;
   const std::size_t pix = inside ? std::size_t(y) * a.grid.width + x : 0;
-  const float px = x + 0.5f, py = y + 0.5f;
-  const std::uint32_t start = a.tile_start[tile], end = a.tile_start[tile + 1];
+  const std::uint32_t start = a.tile_start[band.tile], end = a.tile_start[band.tile + 1];
 
   const std::uint32_t my_count = inside ? a.contributors[pix] : 0;
   const std::uint32_t warp_max = __reduce_max_sync(kFull, my_count);
@@ -78,109 +121,78 @@ __global__ void __launch_bounds__(kTilePixels) blend_backward_kernel(BlendBackwa
   const std::uint32_t used_end = start + tile_count;
 
   if constexpr (kRecords) {
-    // Instances no pixel reached still own a record: it must hold zeros.
-    for (std::uint32_t e = used_end + threadIdx.x; e < end; e += kTilePixels) {
-      float* row = a.partial + std::size_t(record_row<MODE>(a, e, a.sorted_gaussians[e], tile)) * W;
+    // Instances no pixel of the band reached still own a record: it must hold zeros.
+    for (std::uint32_t e = used_end + threadIdx.x; e < end; e += kThreads) {
+      float* row = a.partial + std::size_t(record_row<MODE>(a, e, a.sorted_gaussians[e], band)) * W;
 #pragma unroll
       for (int c = 0; c < W; ++c) row[c] = 0.0f;
     }
   }
 
-  const float t_final = inside ? a.final_transmittance[pix] : 1.0f;
-  float g_rgb[3] = {0.0f, 0.0f, 0.0f}, g_alpha_out = 0.0f, g_depth = 0.0f;
+  PixelWalk walk;
+  walk.px = x + 0.5f;
+  walk.py = y + 0.5f;
+  walk.t_final = inside ? a.final_transmittance[pix] : 1.0f;
   if (inside) {
-    for (int c = 0; c < 3; ++c) g_rgb[c] = a.dl_dimage[3 * pix + c];
-    if (a.dl_dalpha) g_alpha_out = a.dl_dalpha[pix];
-    if (a.dl_ddepth) g_depth = a.dl_ddepth[pix];
+    for (int c = 0; c < 3; ++c) walk.g_rgb[c] = a.dl_dimage[3 * pix + c];
+    if (a.dl_dalpha) walk.g_alpha_out = a.dl_dalpha[pix];
+    if (a.dl_ddepth) walk.g_depth = a.dl_ddepth[pix];
   }
-  const float g_background = g_rgb[0] * a.background[0] + g_rgb[1] * a.background[1] + g_rgb[2] * a.background[2];
-  float trans = t_final;
-  float behind[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  walk.g_background =
+      walk.g_rgb[0] * a.background[0] + walk.g_rgb[1] * a.background[1] + walk.g_rgb[2] * a.background[2];
+  walk.trans = walk.t_final;
 
+  // Warp-summed modes take kGroup consecutive instances per step: one reduce-scatter of their kGroup * W values
+  // has the latency of one and fewer shuffles than kGroup separate ones (what bounds the densest tiles).
+  constexpr int kGroup = MODE == Accumulation::Atomic ? 1 : 32 / W;
   for (std::uint32_t batch_end = used_end; batch_end > start;) {
     const std::uint32_t batch_begin = batch_end - start > kBatch ? batch_end - kBatch : start;
     const int count = int(batch_end - batch_begin);
     __syncthreads();
-    if (threadIdx.x < count) {  // s_*[j] holds entry batch_end - 1 - j: back to front
-      const std::uint32_t e = batch_end - 1 - threadIdx.x;
+    for (int t = threadIdx.x; t < count; t += kThreads) {  // s_*[t] holds entry batch_end - 1 - t: back to front
+      const std::uint32_t e = batch_end - 1 - t;
       const std::uint32_t g = a.sorted_gaussians[e];
       const float* r = a.proj + std::size_t(g) * kProjWidth;
-      s_splat[threadIdx.x] = splat_of(r);
-      s_color_depth[threadIdx.x] = make_float4(r[cpu::kRed], r[cpu::kGreen], r[cpu::kBlue], r[cpu::kDepth]);
-      if constexpr (kRecords) s_slot[threadIdx.x] = record_row<MODE>(a, e, g, tile);
-      s_gaussian[threadIdx.x] = g;
+      s_splat[t] = splat_of(r);
+      s_color_depth[t] = make_float4(r[cpu::kRed], r[cpu::kGreen], r[cpu::kBlue], r[cpu::kDepth]);
+      if constexpr (kRecords) s_slot[t] = record_row<MODE>(a, e, g, band);
+      s_gaussian[t] = g;
     }
     __syncthreads();
-    for (int j = 0; j < count; ++j) {
-      const std::uint32_t local = batch_end - 1 - j - start;
-      float v[W];
+    for (int j0 = 0; j0 < count; j0 += kGroup) {
+      float v[kGroup * W];
 #pragma unroll
-      for (int c = 0; c < W; ++c) v[c] = 0.0f;
+      for (int c = 0; c < kGroup * W; ++c) v[c] = 0.0f;
       bool active = false;
-      if (local < my_count) {
-        const Splat<float> sp = s_splat[j];
-        const Fragment<float> f = fragment_at(sp, px, py, a.thresholds);
-        if (f.used) {
-          active = true;
-          const float4 cd = s_color_depth[j];
-          const float col[4] = {cd.x, cd.y, cd.z, cd.w};
-          const float one_minus = 1.0f - f.alpha;
-          trans = trans / one_minus;
-          const float weight = f.alpha * trans;
-          float g_a = 0.0f;
 #pragma unroll
-          for (int c = 0; c < 3; ++c) {
-            v[kGradColor + c] = weight * g_rgb[c];
-            g_a += (col[c] - behind[c]) * g_rgb[c];
-          }
-          if constexpr (kExtra) v[kGradDepth] = weight * g_depth;
-          g_a += (col[3] - behind[3]) * g_depth;
-          g_a = g_a * trans + (g_alpha_out - g_background) * t_final / one_minus;
-#pragma unroll
-          for (int c = 0; c < 4; ++c) behind[c] = f.alpha * col[c] + one_minus * behind[c];
-          if (!f.clamped) {
-            v[kGradOpacity] = g_a * f.weight;
-            const float g_power = g_a * f.alpha;
-            const float g_u = -g_power * (sp.a * f.dx + sp.b * f.dy);
-            const float g_v = -g_power * (sp.c * f.dy + sp.b * f.dx);
-            v[kGradU] = g_u;
-            v[kGradV] = g_v;
-            if constexpr (kExtra) {
-              v[kGradAbsU] = fabsf(g_u);
-              v[kGradAbsV] = fabsf(g_v);
-            }
-            v[kGradConicA] = -0.5f * g_power * f.dx * f.dx;
-            v[kGradConicB] = -g_power * f.dx * f.dy;
-            v[kGradConicC] = -0.5f * g_power * f.dy * f.dy;
-          }
-        }
+      for (int q = 0; q < kGroup; ++q) {
+        const int j = j0 + q;
+        if (j < count && batch_end - 1 - std::uint32_t(j) - start < my_count)
+          active |= fragment_record<W>(walk, s_splat[j], s_color_depth[j], a.thresholds, v + q * W);
       }
       if constexpr (MODE == Accumulation::Atomic) {
         if (active) {
-          float* dst = a.grad2d + std::size_t(s_gaussian[j]) * W;
+          float* dst = a.grad2d + std::size_t(s_gaussian[j0]) * W;
 #pragma unroll
           for (int c = 0; c < W; ++c) atomicAdd(dst + c, v[c]);
         }
       } else {
+        // The warp's sums, one component of one instance per lane (see warp_reduce_scatter.cuh).
         const bool any = __any_sync(kFull, active);
-        if (any) warp_sum(v);
+        const cuda::LaneSum sum =
+            any ? cuda::warp_reduce_scatter(v) : cuda::LaneSum{0.0f, lane, lane < kGroup * W};
+        const int j = j0 + sum.index / W, c = sum.index % W;
         if constexpr (MODE == Accumulation::WarpAggregated) {
-          if (any && lane == 0) {
-            float* dst = a.grad2d + std::size_t(s_gaussian[j]) * W;
-#pragma unroll
-            for (int c = 0; c < W; ++c) atomicAdd(dst + c, v[c]);
-          }
-        } else if (lane == 0) {  // Owned: zeros when the warp had nothing
-          float* dst = s_partial + (j * kWarps + warp) * W;
-#pragma unroll
-          for (int c = 0; c < W; ++c) dst[c] = any ? v[c] : 0.0f;
+          if (any && sum.owner && j < count) atomicAdd(a.grad2d + std::size_t(s_gaussian[j]) * W + c, sum.value);
+        } else if (sum.owner && j < count) {  // records: zeros when the warp had nothing
+          s_partial[(j * kWarps + warp) * W + c] = sum.value;
         }
       }
     }
     if constexpr (kRecords) {
       __syncthreads();
       // One record per instance: the warps' sums in warp order (fixed, so the result is reproducible).
-      for (int k = threadIdx.x; k < count * W; k += kTilePixels) {
+      for (int k = threadIdx.x; k < count * W; k += kThreads) {
         const int j = k / W, c = k % W;
         float sum = 0.0f;
 #pragma unroll
@@ -192,31 +204,48 @@ __global__ void __launch_bounds__(kTilePixels) blend_backward_kernel(BlendBackwa
   }
 }
 
-template <int W>
+template <int W, int PARTS>
 void launch_width(Accumulation mode, const BlendBackwardArgs& args, int tiles) {
+  const int blocks = tiles * PARTS, threads = kTilePixels / PARTS;
   switch (mode) {
-    case Accumulation::Atomic: blend_backward_kernel<Accumulation::Atomic, W><<<tiles, kTilePixels>>>(args); break;
+    case Accumulation::Atomic: blend_backward_kernel<Accumulation::Atomic, W, PARTS><<<blocks, threads>>>(args); break;
     case Accumulation::WarpAggregated:
-      blend_backward_kernel<Accumulation::WarpAggregated, W><<<tiles, kTilePixels>>>(args);
+      blend_backward_kernel<Accumulation::WarpAggregated, W, PARTS><<<blocks, threads>>>(args);
       break;
-    case Accumulation::Owned: blend_backward_kernel<Accumulation::Owned, W><<<tiles, kTilePixels>>>(args); break;
+    case Accumulation::Owned:
     case Accumulation::SortReduce:
-      blend_backward_kernel<Accumulation::SortReduce, W><<<tiles, kTilePixels>>>(args);
+      TG_ASSERT(PARTS == 1, "records are written per whole tile");
+      if constexpr (PARTS == 1) {
+        if (mode == Accumulation::Owned) {
+          blend_backward_kernel<Accumulation::Owned, W, 1><<<blocks, threads>>>(args);
+        } else {
+          blend_backward_kernel<Accumulation::SortReduce, W, 1><<<blocks, threads>>>(args);
+        }
+      }
       break;
   }
   TG_CUDA_CHECK_LAUNCH();
+}
+
+// The record-writing modes take whole tiles: with bands every band would write its own record per instance, and
+// summing the extra records per Gaussian costs more than the finer launch's balance buys back (measured).
+int parts_for(Accumulation mode, int tiles) {
+  return mode == Accumulation::Owned || mode == Accumulation::SortReduce ? 1 : tile_parts(tiles);
 }
 
 }  // namespace
 
 void launch_blend_backward(Accumulation mode, int width, const BlendBackwardArgs& args, int tiles) {
   if (tiles == 0) return;
-  if (width == kGrad2dWidth) {
-    launch_width<kGrad2dWidth>(mode, args, tiles);
-  } else {
-    TG_ASSERT(width == 9, "record width ", width);
-    launch_width<9>(mode, args, tiles);
-  }
+  TG_ASSERT(width == 9 || width == kGrad2dWidth, "record width ", width);
+  with_parts(parts_for(mode, tiles), [&](auto parts) {
+    constexpr int P = decltype(parts)::value;
+    if (width == kGrad2dWidth) {
+      launch_width<kGrad2dWidth, P>(mode, args, tiles);
+    } else {
+      launch_width<9, P>(mode, args, tiles);
+    }
+  });
 }
 
 }  // namespace tilegrad::raster::cuda_backend

@@ -1,6 +1,9 @@
-// Internal helpers of the CUDA rasterizer: the packed projection record, stage timing with CUDA events.
+// Internal helpers of the CUDA rasterizer: the packed projection record, tile bands, stage timing with CUDA
+// events.
 #pragma once
 #include <cuda_runtime.h>
+
+#include <type_traits>
 
 #include "cpu/pipeline.h"
 #include "tilegrad/core/cuda/check.h"
@@ -16,6 +19,37 @@ constexpr unsigned kBlock = 256;
 // The splat part of a projection record.
 __device__ inline Splat<float> splat_of(const float* r) {
   return {r[cpu::kU], r[cpu::kV], r[cpu::kA], r[cpu::kB], r[cpu::kC], r[cpu::kOpacity]};
+}
+
+// Small images have too few tiles to fill the GPU, and their heaviest tiles (every splat of a dense object
+// centre) set the kernel's length. The blend kernels then split each tile into PARTS bands of rows, one block
+// each: PARTS times more blocks, each with 1/PARTS of the tile's pixels. The choice depends on the tile count
+// alone, never on the GPU, so results are the same bits on every device.
+inline int tile_parts(int tiles) { return tiles < 1024 ? 4 : tiles < 2048 ? 2 : 1; }
+
+// The pixel of this thread in band blockIdx.x % PARTS of tile blockIdx.x / PARTS (kTilePixels / PARTS
+// threads per block, row-major within the band).
+template <int PARTS>
+struct TileBand {
+  static_assert(PARTS == 1 || PARTS == 2 || PARTS == 4, "1, 2 or 4 bands per tile");
+  static constexpr int kThreads = kTilePixels / PARTS;
+  int tile, part, x, y;
+  __device__ TileBand(const TileGrid& grid)
+      : tile(int(blockIdx.x) / PARTS),
+        part(int(blockIdx.x) % PARTS),
+        x((tile % grid.tiles_x) * kTileSize + int(threadIdx.x) % kTileSize),
+        y((tile / grid.tiles_x) * kTileSize + part * (kTileSize / PARTS) + int(threadIdx.x) / kTileSize) {}
+};
+
+// Calls f(std::integral_constant<int, PARTS>{}) for a run-time parts value.
+template <class F>
+void with_parts(int parts, F&& f) {
+  switch (parts) {
+    case 1: f(std::integral_constant<int, 1>{}); break;
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 4: f(std::integral_constant<int, 4>{}); break;
+    default: TG_ASSERT(false, "tile parts ", parts);
+  }
 }
 
 // Records CUDA events between stages when timing is requested; elapsed times are read at the end.

@@ -109,14 +109,14 @@ struct BlendArgs {
   std::uint32_t* contributors;
 };
 
-constexpr int kBatch = kTilePixels;  // Gaussians staged per round: one per thread
-
-__global__ void __launch_bounds__(kTilePixels) blend_kernel(BlendArgs a) {
+// One block per band of a tile (see TileBand), one thread per pixel; each round stages one Gaussian per thread.
+template <int PARTS>
+__global__ void __launch_bounds__(kTilePixels / PARTS) blend_kernel(BlendArgs a) {
+  constexpr int kThreads = TileBand<PARTS>::kThreads, kBatch = kThreads;
   __shared__ Splat<float> s_splat[kBatch];
   __shared__ float4 s_color_depth[kBatch];
-  const int tile = blockIdx.x;
-  const int x = (tile % a.grid.tiles_x) * kTileSize + threadIdx.x % kTileSize;
-  const int y = (tile / a.grid.tiles_x) * kTileSize + threadIdx.x / kTileSize;
+  const TileBand<PARTS> band(a.grid);
+  const int tile = band.tile, x = band.x, y = band.y;
   const bool inside = x < a.grid.width && y < a.grid.height;
   const float px = x + 0.5f, py = y + 0.5f;
   const std::uint32_t start = a.tile_start[tile], end = a.tile_start[tile + 1];
@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(kTilePixels) blend_kernel(BlendArgs a) {
   std::uint32_t contributors = 0;
   bool done = !inside;
   for (std::uint32_t batch = start; batch < end; batch += kBatch) {
-    if (__syncthreads_count(done) == kTilePixels) break;  // every pixel of the tile is finished
+    if (__syncthreads_count(done) == kThreads) break;  // every pixel of the band is finished
     const std::uint32_t i = batch + threadIdx.x;
     if (i < end) {
       const float* r = a.proj + std::size_t(a.sorted_gaussians[i]) * kProjWidth;
@@ -252,7 +252,10 @@ void forward(const GaussiansView& g, DeviceState& s, ForwardOutput& out, Workspa
                  out.depth.data(),
                  s.final_transmittance.data(),
                  s.contributors.data()};
-    blend_kernel<<<s.grid.count(), kTilePixels>>>(ba);
+    with_parts(tile_parts(s.grid.count()), [&](auto parts) {
+      constexpr int P = decltype(parts)::value;
+      blend_kernel<P><<<s.grid.count() * P, kTilePixels / P>>>(ba);
+    });
     TG_CUDA_CHECK_LAUNCH();
   }
   clock.mark();

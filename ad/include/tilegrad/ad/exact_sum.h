@@ -11,6 +11,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "tilegrad/core/common.h"
 
@@ -45,11 +46,22 @@ TG_HD TG_INLINE int scale_exponent(float max_abs, std::uint32_t count) {
   return 62 - headroom_bits(count) - e;
 }
 
-TG_HD TG_INLINE long long quantize(float x, int k) { return llrint(ldexp(static_cast<double>(x), k)); }
-
-TG_HD TG_INLINE float dequantize(long long sum, int k) {
-  return static_cast<float>(ldexp(static_cast<double>(sum), -k));
+// 2^k as a double, assembled from its exponent bits: exact for k in [-1022, 1023], which holds every scale
+// used here (k lies in [-98, 210]), and so the same as ldexp, for far fewer instructions on the device.
+TG_HD TG_INLINE double pow2(int k) {
+  const std::uint64_t bits = static_cast<std::uint64_t>(k + 1023) << 52;
+#ifdef __CUDA_ARCH__
+  return __longlong_as_double(static_cast<long long>(bits));
+#else
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+#endif
 }
+
+TG_HD TG_INLINE long long quantize(float x, int k) { return llrint(static_cast<double>(x) * pow2(k)); }
+
+TG_HD TG_INLINE float dequantize(long long sum, int k) { return static_cast<float>(static_cast<double>(sum) * pow2(-k)); }
 
 // The exact sum of `count` values value(0..count-1) (two passes: maximum, then integer sum). Every backend
 // and every segment size class produces these same bits.
@@ -72,6 +84,52 @@ TG_HD float sum(const ValueAt& value, std::uint32_t count) {
   long long total = 0;
   for (std::uint32_t i = 0; i < count; ++i) total += quantize(value(i), k);
   return dequantize(total, k);
+}
+
+// The exact sums of columns 0..width-1 (width <= MAXW) of `count` rows, row(i) pointing at row i: one pass
+// over the rows for the maxima and one for the integer sums, instead of two per column. Each column gets the
+// bits sum() gives it.
+template <int MAXW, class RowAt>
+TG_HD void sum_columns(const RowAt& row, std::uint32_t count, int width, float (&out)[MAXW]) {
+  float max_abs[MAXW];
+  unsigned flags[MAXW];
+#pragma unroll
+  for (int c = 0; c < MAXW; ++c) {
+    max_abs[c] = 0.0f;
+    flags[c] = 0u;
+  }
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const float* r = row(i);
+#pragma unroll
+    for (int c = 0; c < MAXW; ++c) {
+      if (c >= width) continue;
+      flags[c] |= nonfinite_flags(r[c]);
+      max_abs[c] = fmaxf(max_abs[c], fabsf(r[c]));
+    }
+  }
+  if (count == 1) {  // as in sum(): the value itself, zeros as +0
+    const float* r = row(0);
+#pragma unroll
+    for (int c = 0; c < MAXW; ++c)
+      if (c < width) out[c] = flags[c] ? nonfinite_result(flags[c]) : (r[c] == 0.0f ? 0.0f : r[c]);
+    return;
+  }
+  int k[MAXW];
+  long long total[MAXW];
+#pragma unroll
+  for (int c = 0; c < MAXW; ++c) {
+    k[c] = scale_exponent(max_abs[c], count);
+    total[c] = 0;
+  }
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const float* r = row(i);
+#pragma unroll
+    for (int c = 0; c < MAXW; ++c)
+      if (c < width && !flags[c]) total[c] += quantize(r[c], k[c]);
+  }
+#pragma unroll
+  for (int c = 0; c < MAXW; ++c)
+    if (c < width) out[c] = flags[c] ? nonfinite_result(flags[c]) : dequantize(total[c], k[c]);
 }
 
 }  // namespace tilegrad::exact
