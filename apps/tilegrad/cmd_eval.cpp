@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "cmd_dataset_common.h"
 #include "commands.h"
 #include "tilegrad/core/error.h"
 #include "tilegrad/io/ply_gaussians.h"
@@ -53,17 +54,8 @@ void add_eval_command(CLI::App& app) {
   auto a = std::make_shared<EvalArgs>();
   auto* cmd = app.add_subcommand("eval", "PSNR and SSIM of a trained .ply on a dataset's test (or train) views");
   cmd->add_option("--ply", a->ply, "Trained scene (.ply, 3DGS layout)")->required();
-  cmd->add_option("--data", a->data.path, "Dataset folder")->required();
+  add_dataset_options(cmd, a->data, a->device);
   cmd->add_option("--split", a->split, "test or train")->check(CLI::IsMember({"test", "train"}))->capture_default_str();
-  cmd->add_flag("--eval", a->data.eval,
-                "Hold out every 8th image as test views when the dataset has no split "
-                "(as `train --eval` did)");
-  cmd->add_option("--downscale", a->data.downscale, "Integer image downscale factor")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_option("--device", a->device, "auto, cpu or cuda")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
-      ->capture_default_str();
   cmd->add_option("--background", a->background,
                   "auto (white for images with alpha, else black), white, black or "
                   "r,g,b")

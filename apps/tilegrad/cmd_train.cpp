@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "cmd_dataset_common.h"
 #include "commands.h"
 #include "tilegrad/core/error.h"
 #include "tilegrad/core/memory.h"
@@ -184,16 +185,9 @@ void add_train_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("train",
                                  "Train a 3D Gaussian splatting scene from a dataset folder "
                                  "(NeRF-synthetic, transforms.json or COLMAP)");
-  cmd->add_option("--data", a->data.path, "Dataset folder")->required();
+  add_dataset_options(cmd, a->data, a->device);
   cmd->add_option("--out", a->out, "Output folder")->required();
   cmd->add_option("--iters", c.iterations, "Training iterations")->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_flag("--eval", a->data.eval, "Hold out every 8th image as test views when the dataset has no split");
-  cmd->add_option("--downscale", a->data.downscale, "Integer image downscale factor")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_option("--device", a->device, "auto, cpu or cuda")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
-      ->capture_default_str();
   cmd->add_option("--accumulation", a->accumulation,
                   "Backward accumulation: owned (deterministic, default), sort-reduce (deterministic), warp, atomic")
       ->capture_default_str();

@@ -1,4 +1,4 @@
-// Test helpers for the file readers: a temporary folder, a byte builder for binary fixtures, and a check that
+// Test helpers for the file readers: blank PNGs, a byte builder for binary fixtures, and a check that
 // a call fails with an IoError whose message names what is wrong.
 #pragma once
 #include <gtest/gtest.h>
@@ -10,27 +10,13 @@
 #include <string>
 #include <string_view>
 
+#include "test_support.h"
 #include "tilegrad/core/error.h"
 
 namespace tilegrad::test {
 
-// A fresh folder under the system temp folder, removed with everything in it at the end of the test.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return m_path; }
-  std::string file(const std::string& relative) const { return m_path + "/" + relative; }
-  // Writes bytes to a file (creating parent folders) and returns its path.
-  std::string write(const std::string& relative, std::string_view bytes) const;
-  // Writes a w x h RGB PNG and returns its path.
-  std::string write_png(const std::string& relative, int width, int height) const;
-
- private:
-  std::string m_path;
-};
+// Writes a w x h RGB PNG into `dir` (creating parent folders) and returns its path.
+std::string write_png(const TempDir& dir, const std::string& relative, int width, int height);
 
 // Builds binary content: scalars in little- or big-endian order, and raw text.
 class Bytes {

@@ -53,8 +53,8 @@ void write_scene(const TempDir& dir, const std::string& sparse, bool text) {
     dir.write(sparse + "/images.bin", colmap_images_bin());
     dir.write(sparse + "/points3D.bin", colmap_points_bin());
   }
-  dir.write_png("images/a.png", 8, 6);
-  dir.write_png("images/b.png", 10, 6);
+  write_png(dir, "images/a.png", 8, 6);
+  write_png(dir, "images/b.png", 10, 6);
 }
 
 }  // namespace
@@ -190,7 +190,7 @@ TEST(Colmap, RejectsUnusableScenes) {
     write_scene(dir, "sparse", true);
     std::filesystem::remove(dir.file("images/b.png"));
     EXPECT_IO_ERROR(load_colmap_scene(dir.path()), "image 'b.png'", "image not found", "images/b.png");
-    dir.write_png("images/b.png", 9, 6);
+    write_png(dir, "images/b.png", 9, 6);
     EXPECT_IO_ERROR(load_colmap_scene(dir.path()), "images/b.png is 9x6 but the camera is 10x6");
     FrameOptions cameras_only;
     cameras_only.require_images = false;

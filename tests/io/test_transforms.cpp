@@ -34,8 +34,8 @@ FrameOptions cameras_only() {
 
 TEST(Transforms, NerfSyntheticStyleResolvesImagesAndReadsTheirSize) {
   TempDir dir;
-  dir.write_png("train/r_0.png", 8, 6);
-  dir.write_png("train/r_1.jpg.png", 8, 6);  // a name that already looks like it has an extension
+  write_png(dir, "train/r_0.png", 8, 6);
+  write_png(dir, "train/r_1.jpg.png", 8, 6);  // a name that already looks like it has an extension
   const std::string json = doc("\"camera_angle_x\": 0.5", frame("./train/r_0") + ", " + frame("train/r_1.jpg"));
   const std::string path = dir.write("transforms_train.json", json);
   const std::vector<DatasetFrame> frames = load_transforms(path);
@@ -127,11 +127,11 @@ TEST(Transforms, RejectsBadFiles) {
 TEST(Transforms, RequiredImagesMustExistAndMatchTheCamera) {
   TempDir dir;
   const std::string intr = "\"fl_x\": 10, \"w\": 8, \"h\": 6";
-  dir.write_png("a.png", 8, 6);
+  write_png(dir, "a.png", 8, 6);
   EXPECT_EQ(load_transforms(dir.write("ok.json", doc(intr, frame("a")))).size(), 1u);
   EXPECT_IO_ERROR(load_transforms(dir.write("missing.json", doc(intr, frame("./b")))), "missing.json",
                   "frame 0 ('./b'): image not found", "/./b (also tried");
-  dir.write_png("c.png", 9, 6);
+  write_png(dir, "c.png", 9, 6);
   EXPECT_IO_ERROR(load_transforms(dir.write("size.json", doc(intr, frame("c")))), "c.png is 9x6 but the camera is 8x6");
   dir.write("d.png", "not a png");
   EXPECT_IO_ERROR(load_transforms(dir.write("bad.json", doc("\"fl_x\": 10", frame("d")))), "d.png",

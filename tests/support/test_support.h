@@ -7,6 +7,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tilegrad/core/device.h"
@@ -42,6 +43,22 @@ inline std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float
   for (auto& x : v) x = dist(rng);
   return v;
 }
+
+// A fresh folder under the system temp folder, removed with everything in it at the end of the test.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return m_path; }
+  std::string file(const std::string& relative) const { return m_path + "/" + relative; }
+  // Writes bytes to a file (creating parent folders) and returns its path.
+  std::string write(const std::string& relative, std::string_view bytes) const;
+
+ private:
+  std::string m_path;
+};
 
 inline bool bitwise_equal(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);

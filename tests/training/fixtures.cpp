@@ -1,9 +1,6 @@
 // Helpers of fixtures.h.
 #include "fixtures.h"
 
-#include <unistd.h>
-
-#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -15,29 +12,6 @@
 namespace tilegrad::test {
 
 namespace fs = std::filesystem;
-
-TempFolder::TempFolder() {
-  static std::atomic<int> counter{0};
-  const fs::path p = fs::temp_directory_path() /
-                     ("tilegrad_training_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  m_path = p.string();
-}
-
-TempFolder::~TempFolder() {
-  std::error_code ec;
-  fs::remove_all(m_path, ec);
-}
-
-std::string TempFolder::write(const std::string& relative, const std::string& text) const {
-  const fs::path p = fs::path(m_path) / relative;
-  fs::create_directories(p.parent_path());
-  std::ofstream f(p, std::ios::binary);
-  f << text;
-  EXPECT_TRUE(f.good()) << "cannot write fixture " << p;
-  return p.string();
-}
 
 std::uint8_t pattern_byte(int x, int y, int c) { return std::uint8_t((37 * x + 91 * y + 53 * c + 17) % 256); }
 
@@ -109,7 +83,7 @@ training::TrainConfig tiny_config(int iterations) {
 }
 
 const std::string& tiny_scene_dataset() {
-  static TempFolder folder;
+  static TempDir folder;
   static const std::string path = [] {
     training::SceneViewOptions o;
     o.width = o.height = 32;

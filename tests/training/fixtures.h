@@ -7,26 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "test_support.h"
 #include "tilegrad/rasterizer/camera.h"
 #include "tilegrad/training/config.h"
 
 namespace tilegrad::test {
-
-// A fresh folder under the system temp folder, removed with its contents at the end of the test.
-class TempFolder {
- public:
-  TempFolder();
-  ~TempFolder();
-  TempFolder(const TempFolder&) = delete;
-  TempFolder& operator=(const TempFolder&) = delete;
-  const std::string& path() const { return m_path; }
-  std::string file(const std::string& relative) const { return m_path + "/" + relative; }
-  // Writes text to a file (creating folders) and returns its path.
-  std::string write(const std::string& relative, const std::string& text) const;
-
- private:
-  std::string m_path;
-};
 
 // Writes a w x h PNG with `channels` (3 or 4) whose pixel (x, y) channel c is pattern_byte(x, y, c).
 void write_pattern_png(const std::string& path, int width, int height, int channels);

@@ -13,7 +13,7 @@
 
 using namespace tilegrad;
 using namespace tilegrad::training;
-using test::TempFolder;
+using test::TempDir;
 
 namespace {
 
@@ -52,7 +52,7 @@ const char* kImages =
     "7 0.70710678118654752440 0 0 0.70710678118654752440 1 2 3 1 b.png\n\n3 1 0 0 0 0 0 4 2 a.png\n\n";
 const char* kPoints = "0 1 2 3 10 20 30 0.5\n1 -1 0 5 255 0 128 0.25\n";
 
-void write_colmap(const TempFolder& dir, const char* cameras) {
+void write_colmap(const TempDir& dir, const char* cameras) {
   dir.write("scene/sparse/0/cameras.txt", cameras);
   dir.write("scene/sparse/0/images.txt", kImages);
   dir.write("scene/sparse/0/points3D.txt", kPoints);
@@ -63,7 +63,7 @@ void write_colmap(const TempFolder& dir, const char* cameras) {
 }  // namespace
 
 TEST(Dataset, NerfSyntheticSplitIntoPremultipliedImages) {
-  TempFolder dir;
+  TempDir dir;
   test::write_transforms_dataset(dir.path(), 5, 8, 6, true);
   const TrainingDataset d = load(dir.path());
   EXPECT_EQ(d.kind, io::DatasetKind::NerfSynthetic);
@@ -96,7 +96,7 @@ TEST(Dataset, NerfSyntheticSplitIntoPremultipliedImages) {
 }
 
 TEST(Dataset, DownscaleAveragesBlocksAndScalesIntrinsics) {
-  TempFolder dir;
+  TempDir dir;
   test::write_transforms_dataset(dir.path(), 3, 9, 6, true);  // odd width: the last column is dropped
   const TrainingDataset full = load(dir.path()), half = load(dir.path(), false, 2);
   const TrainingView &f = full.train[0], &h = half.train[0];
@@ -120,7 +120,7 @@ TEST(Dataset, DownscaleAveragesBlocksAndScalesIntrinsics) {
 }
 
 TEST(Dataset, SingleTransformsFileHoldsOutEveryEighthWithEval) {
-  TempFolder dir;
+  TempDir dir;
   test::write_transforms_dataset(dir.path(), 9, 4, 4, false);
   const TrainingDataset all = load(dir.path());
   EXPECT_EQ(all.kind, io::DatasetKind::Transforms);
@@ -134,7 +134,7 @@ TEST(Dataset, SingleTransformsFileHoldsOutEveryEighthWithEval) {
 }
 
 TEST(Dataset, ColmapSceneBringsPointsAndOpaqueImages) {
-  TempFolder dir;
+  TempDir dir;
   write_colmap(dir, kCameras);
   const TrainingDataset d = load(dir.file("scene"));
   EXPECT_EQ(d.kind, io::DatasetKind::Colmap);
@@ -151,19 +151,19 @@ TEST(Dataset, ColmapSceneBringsPointsAndOpaqueImages) {
 
 TEST(Dataset, BadDatasetsNameTheFileAndTheProblem) {
   {
-    TempFolder dir;
+    TempDir dir;
     test::write_transforms_dataset(dir.path(), 4, 8, 6, false);
     std::filesystem::remove(dir.file("images/frame_2.png"));
     expect_io_error([&] { load(dir.path()); }, {"transforms.json", "frame_2"});
   }
   {
-    TempFolder dir;
+    TempDir dir;
     test::write_transforms_dataset(dir.path(), 3, 8, 6, false);
     dir.write("images/frame_1.png", "this is not a PNG");
     expect_io_error([&] { load(dir.path()); }, {"frame_1.png"});
   }
   {
-    TempFolder dir;  // an image whose size differs from the others' camera (w/h given in the file)
+    TempDir dir;  // an image whose size differs from the others' camera (w/h given in the file)
     test::write_transforms_dataset(dir.path(), 3, 8, 6, false);
     std::string json = "{\"camera_angle_x\": 0.8, \"w\": 8, \"h\": 6, \"frames\": [";
     json += "{\"file_path\": \"images/frame_0\", \"transform_matrix\": [[1,0,0,0],[0,1,0,0],[0,0,1,4],[0,0,0,1]]},";
@@ -173,22 +173,22 @@ TEST(Dataset, BadDatasetsNameTheFileAndTheProblem) {
     expect_io_error([&] { load(dir.path()); }, {"big"});
   }
   {
-    TempFolder dir;  // --eval with a single image: nothing left to train on
+    TempDir dir;  // --eval with a single image: nothing left to train on
     test::write_transforms_dataset(dir.path(), 1, 8, 6, false);
     expect_io_error([&] { load(dir.path(), true); }, {"transforms.json", "no training images"});
   }
   {
-    TempFolder dir;
+    TempDir dir;
     write_colmap(dir, "1 OPENCV 10 6 20 22 5 3 0.1 0 0 0\n2 SIMPLE_PINHOLE 8 6 15 4 3\n");
     expect_io_error([&] { load(dir.file("scene")); }, {"OPENCV"});
   }
   {
-    TempFolder dir;
+    TempDir dir;
     test::write_transforms_dataset(dir.path(), 2, 8, 6, false);
     expect_io_error([&] { load(dir.path(), false, 16); }, {"frame_0", "downscale 16"});
   }
   {
-    TempFolder dir;
+    TempDir dir;
     expect_io_error([&] { load(dir.path()); }, {dir.path(), "no dataset found"});
   }
 }

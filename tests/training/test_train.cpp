@@ -76,7 +76,7 @@ TEST(Train, TestPsnrRisesOnTheTinyScene) {
 
 TEST(Train, SameSeedGivesBitIdenticalPly) {
   const TrainingDataset data = tiny_dataset();
-  test::TempFolder dir;
+  test::TempDir dir;
   std::string files[2];
   GaussianModel models[2];
   for (int run = 0; run < 2; ++run) {
@@ -100,7 +100,7 @@ TEST(Train, SameSeedGivesBitIdenticalPly) {
 
 TEST(Train, ResumedRunEqualsUninterruptedRun) {
   const TrainingDataset data = tiny_dataset();
-  test::TempFolder dir;
+  test::TempDir dir;
   Trainer straight(test::tiny_config(170), data);
   straight.initialize();
   straight.run({});
@@ -123,7 +123,7 @@ TEST(Train, ResumedRunEqualsUninterruptedRun) {
 
 TEST(Train, CheckpointRoundTripsAndRejectsOtherSettings) {
   const TrainingDataset data = tiny_dataset();
-  test::TempFolder dir;
+  test::TempDir dir;
   Trainer trainer(test::tiny_config(50), data);
   trainer.initialize();
   trainer.run({});
