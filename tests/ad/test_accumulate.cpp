@@ -231,28 +231,3 @@ TEST(ExactSum, PowerOfTwoScaleIsExactOverTheWholeRange) {
   // exponent the sums use (k in [-98, 210], and its negation).
   for (int k = -210; k <= 210; ++k) ASSERT_EQ(exact::pow2(k), std::ldexp(1.0, k)) << k;
 }
-
-TEST(ExactSum, ColumnSumsHaveThePerColumnBits) {
-  // sum_columns reads each row once per pass; every column must get exactly sum()'s bits, special values too.
-  const auto random = test::random_floats(12 * 64, 91, -3.0f, 3.0f);
-  for (int width : {1, 9, 12}) {
-    for (std::uint32_t count : {1u, 2u, 3u, 17u, 31u, 64u}) {
-      std::vector<float> rows(random.begin(), random.begin() + std::size_t(count) * width);
-      if (count > 2) {
-        rows[0] = -0.0f;                // a negative zero
-        rows[width] = 1e30f;            // a large value next to small ones (column 0)
-        rows[std::size_t(width) * 2 + width - 1] = NAN;  // a NaN in the last column
-      }
-      float got[12];
-      exact::sum_columns([&](std::uint32_t i) { return rows.data() + std::size_t(i) * width; }, count, width, got);
-      for (int c = 0; c < width; ++c) {
-        const float want = exact::sum([&](std::uint32_t i) { return rows[std::size_t(i) * width + c]; }, count);
-        if (std::isnan(want)) {
-          EXPECT_TRUE(std::isnan(got[c])) << width << " " << count << " " << c;
-        } else {
-          EXPECT_EQ(std::memcmp(&got[c], &want, sizeof(float)), 0) << width << " " << count << " " << c;
-        }
-      }
-    }
-  }
-}

@@ -11,11 +11,10 @@ namespace {
 
 using cuda::global_thread;
 enum WorkspaceSlot : std::size_t { kGrad2d = 16, kPartial, kNonfiniteFlag };
-// Owned: the AD layer reduces every segment of at least this many instances in place, into its first row (its
-// layouts spread a segment's rows and components over lanes); shorter ones (single records) are summed here.
-// A thread per Gaussian summing all its own rows is the same exact sum, but its warp waits on its longest
-// segment (measured: slower).
-constexpr std::uint32_t kInlineInstances = 2;
+// Owned: the AD layer reduces every segment of two or more instances in place, into its first row (its layouts
+// spread a segment's rows and components over lanes). A thread per Gaussian summing its own rows gives the same
+// exact sum, but its warp waits on its longest segment (measured: slower).
+constexpr std::uint32_t kReducedFrom = 2;
 
 struct ProjectBackwardArgs {
   std::size_t n;
@@ -69,11 +68,12 @@ __global__ void __launch_bounds__(kProjectBlock, 4) project_backward_kernel(Proj
       for (int c = 0; c < kGrad2dWidth; ++c)
         if (c < width) rec[c] = src[c];
     } else {
-      // Segments of kInlineInstances or more were reduced into their first row; shorter ones are summed here.
+      // The first row holds the segment's sum (a single record is its own): exact::sum of one value gives the
+      // same bits as the segmented sum would (zeros as +0).
       const float* first_row = a.partial + std::size_t(begin) * width;
-      const std::uint32_t rows = instances >= kInlineInstances ? 1 : instances;
-      exact::sum_columns(
-          [&](std::uint32_t i) { return first_row + std::size_t(i) * width; }, rows, width, rec);
+#pragma unroll
+      for (int c = 0; c < kGrad2dWidth; ++c)
+        if (c < width) rec[c] = exact::sum([&](std::uint32_t) { return first_row[c]; }, 1);
     }
   }
   const Vec3<float> mean = valid ? Vec3<float>{{a.means[3 * g], a.means[3 * g + 1], a.means[3 * g + 2]}}
@@ -182,7 +182,7 @@ void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dima
     if (accumulation == Accumulation::Owned) {
       // The forward's binning laid out each Gaussian's instances contiguously: its offsets are the segments.
       acc.reduce_segments_in_place(values, width, View<const std::uint32_t>(s.offsets.data(), n + 1, Device::Cuda),
-                                   kInlineInstances);
+                                   kReducedFrom);
     } else {
       Contributions in;
       in.values = values;
