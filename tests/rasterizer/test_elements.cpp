@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
+#include "tilegrad/rasterizer/element/blend.h"
 #include "tilegrad/rasterizer/element/color.h"
 #include "tilegrad/rasterizer/element/projection.h"
 #include "tilegrad/rasterizer/element/tiles.h"
@@ -164,14 +166,67 @@ TEST(Elements, TileRectanglesCoverTheFootprint) {
   const TileGrid g = make_tile_grid(100, 40);  // 7 x 3 tiles
   EXPECT_EQ(g.tiles_x, 7);
   EXPECT_EQ(g.tiles_y, 3);
-  const TileRect r = footprint_tiles(40.0f, 20.0f, 10.0f, g);  // pixels 29.5..49.5 -> tiles 1..3, rows 0..1
+  const TileRect r = footprint_tiles(40.0f, 20.0f, 10.0f, 10.0f, g);  // pixels 29.5..49.5 -> tiles 1..3, rows 0..1
   EXPECT_EQ(r.x0, 1);
   EXPECT_EQ(r.x1, 4);
   EXPECT_EQ(r.y0, 0);
   EXPECT_EQ(r.y1, 2);
-  EXPECT_EQ(footprint_tiles(-50.0f, 20.0f, 10.0f, g).area(), 0);  // off screen
-  EXPECT_EQ(footprint_tiles(40.0f, 20.0f, 0.0f, g).area(), 0);
-  EXPECT_EQ(footprint_tiles(50.0f, 20.0f, 1e6f, g).area(), 21);  // clamped to the grid
+  const TileRect narrow = footprint_tiles(40.0f, 20.0f, 2.0f, 10.0f, g);  // pixels 37.5..41.5 -> tile 2 only
+  EXPECT_EQ(narrow.x0, 2);
+  EXPECT_EQ(narrow.x1, 3);
+  EXPECT_EQ(narrow.y1 - narrow.y0, 2);
+  EXPECT_EQ(footprint_tiles(-50.0f, 20.0f, 10.0f, 10.0f, g).area(), 0);  // off screen
+  EXPECT_EQ(footprint_tiles(40.0f, 20.0f, 0.0f, 10.0f, g).area(), 0);
+  EXPECT_EQ(footprint_tiles(40.0f, 20.0f, 10.0f, 0.0f, g).area(), 0);
+  EXPECT_EQ(footprint_tiles(50.0f, 20.0f, 1e6f, 1e6f, g).area(), 21);  // clamped to the grid
   EXPECT_LT(instance_key(3, 1.0f), instance_key(3, 2.0f));
   EXPECT_LT(instance_key(3, 100.0f), instance_key(4, 0.5f));
+}
+
+// Every pixel that gets a fragment lies in a tile of the box footprint_extents gives (so the cut-down box loses no
+// fragment), the box never exceeds the footprint square, and faint or elongated splats touch fewer tiles.
+TEST(Elements, FootprintExtentsKeepEveryFragment) {
+  const ProjectionCamera cam = axis_camera(120.0f, 120.0f, 96.0f, 64.0f, 192, 128);
+  const TileGrid grid = make_tile_grid(cam.width, cam.height);
+  const Thresholds th;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u01(0.0f, 1.0f);
+  long square_tiles = 0, box_tiles = 0, fragments = 0;
+  int culled = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const Vec3<float> mean{{2.0f * u01(rng) - 1.0f, 1.4f * u01(rng) - 0.7f, 3.0f + 2.0f * u01(rng)}};
+    // Scales from isotropic to needle-like (up to 1:100), any orientation, opacities from invisible to opaque.
+    const Vec3<float> log_scale{{std::log(0.002f + 0.2f * u01(rng)), std::log(0.002f + 0.05f * u01(rng)),
+                                 std::log(0.002f + 0.2f * u01(rng))}};
+    const Vec4<float> quat{{u01(rng) - 0.5f, u01(rng) - 0.5f, u01(rng) - 0.5f, u01(rng) - 0.5f}};
+    const float logit = 14.0f * u01(rng) - 9.0f;  // opacity 1.2e-4 .. 0.993
+    const Projected<float> pr = project_gaussian(mean, log_scale, quat, logit, cam, 0.3f, false);
+    ASSERT_TRUE(pr.valid);
+    const float radius = footprint_radius(pr.cov2d[0], pr.cov2d[1], pr.cov2d[2], th.extent_sigmas);
+    const Extents ext = footprint_extents(pr.cov2d[0], pr.cov2d[2], pr.opacity, radius, th.min_alpha);
+    EXPECT_LE(ext.x, radius);
+    EXPECT_LE(ext.y, radius);
+    const TileRect square = footprint_tiles(pr.mean2d[0], pr.mean2d[1], radius, radius, grid);
+    const TileRect box = footprint_tiles(pr.mean2d[0], pr.mean2d[1], ext.x, ext.y, grid);
+    square_tiles += square.area();
+    box_tiles += box.area();
+    culled += box.area() == 0 && square.area() > 0;
+    const Splat<float> sp{pr.mean2d[0], pr.mean2d[1], pr.conic[0], pr.conic[1], pr.conic[2], pr.opacity};
+    for (int ty = square.y0; ty < square.y1; ++ty)
+      for (int tx = square.x0; tx < square.x1; ++tx)
+        for (int y = ty * kTileSize; y < std::min((ty + 1) * kTileSize, cam.height); ++y)
+          for (int x = tx * kTileSize; x < std::min((tx + 1) * kTileSize, cam.width); ++x) {
+            if (!fragment_at(sp, x + 0.5f, y + 0.5f, th).used) continue;
+            ++fragments;
+            EXPECT_TRUE(tx >= box.x0 && tx < box.x1 && ty >= box.y0 && ty < box.y1)
+                << "trial " << trial << ": fragment at pixel (" << x << ", " << y << ") outside the box";
+          }
+  }
+  EXPECT_GT(fragments, 10000);
+  EXPECT_GT(culled, 0);                       // splats fainter than min_alpha everywhere touch no tile
+  EXPECT_LT(box_tiles, square_tiles * 3 / 4);  // and the rest touch fewer
+  // Without a minimum alpha the box is the square.
+  const Extents all = footprint_extents(4.0f, 9.0f, 1e-6f, 7.0f, 0.0f);
+  EXPECT_EQ(all.x, 7.0f);
+  EXPECT_EQ(all.y, 7.0f);
 }

@@ -48,6 +48,7 @@ void accumulate_density_stats(GaussianModel& model, const raster::Camera& camera
                       raster::make_projection_camera(camera),
                       settings.blur,
                       settings.thresholds.extent_sigmas,
+                      settings.thresholds.min_alpha,
                       settings.antialiased,
                       model.grad_accum.data(),
                       model.view_count.data(),

@@ -20,7 +20,7 @@ struct StatsArgs {
   const float *means, *log_scales, *quats, *logits;
   const float* mean2d_grad;  // [N, 2] pixels
   raster::ProjectionCamera cam;
-  float blur, extent_sigmas;
+  float blur, extent_sigmas, min_alpha;
   bool antialiased;
   float *grad_accum, *view_count, *max_radius;
 };
@@ -28,7 +28,7 @@ struct StatsArgs {
 TG_HD TG_INLINE void stats_element(const StatsArgs& a, std::size_t i) {
   float radius = 0.0f;
   if (!rendered_footprint(load_vec3(a.means, i), load_vec3(a.log_scales, i), load_vec4(a.quats, i), a.logits[i], a.cam,
-                          a.blur, a.antialiased, a.extent_sigmas, radius))
+                          a.blur, a.antialiased, a.extent_sigmas, a.min_alpha, radius))
     return;
   a.grad_accum[i] += ndc_gradient_norm(a.mean2d_grad[2 * i], a.mean2d_grad[2 * i + 1], a.cam.width, a.cam.height);
   a.view_count[i] += 1.0f;

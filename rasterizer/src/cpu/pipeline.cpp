@@ -47,19 +47,25 @@ void project(const Params<T>& p, State<T>& s, std::vector<std::uint32_t>& tiles_
     const Projected<T> pr = project_gaussian(mean, load3(p.log_scales, g), load4(p.quats, g), p.opacity_logits[g],
                                              s.camera, s.settings.blur, s.settings.antialiased);
     if (!pr.valid || !is_finite(pr.mean2d[0]) || !is_finite(pr.mean2d[1])) continue;
-    const float radius = footprint_radius(float(pr.cov2d[0]), float(pr.cov2d[1]), float(pr.cov2d[2]),
-                                          s.settings.thresholds.extent_sigmas);
-    const TileRect rect = footprint_tiles(float(pr.mean2d[0]), float(pr.mean2d[1]), radius, s.grid);
-    if (rect.area() == 0) continue;
+    const Thresholds& th = s.settings.thresholds;
+    const float radius = footprint_radius(float(pr.cov2d[0]), float(pr.cov2d[1]), float(pr.cov2d[2]), th.extent_sigmas);
+    const Extents ext =
+        footprint_extents(float(pr.cov2d[0]), float(pr.cov2d[2]), float(pr.opacity), radius, th.min_alpha);
     T* out = &s.projected[g * kProjWidth];
     out[kU] = pr.mean2d[0];
     out[kV] = pr.mean2d[1];
+    out[kExtentX] = T(ext.x);
+    out[kExtentY] = T(ext.y);
+    const int area = record_tiles(out, s.grid).area();
+    if (area == 0) {
+      std::fill_n(out, kProjWidth, T(0));
+      continue;
+    }
     out[kA] = pr.conic[0];
     out[kB] = pr.conic[1];
     out[kC] = pr.conic[2];
     out[kOpacity] = pr.opacity;
     out[kDepth] = pr.depth;
-    out[kRadius] = T(radius);
     Vec3<T> rgb;
     if (p.colors) {
       rgb = load3(p.colors, g);
@@ -76,7 +82,7 @@ void project(const Params<T>& p, State<T>& s, std::vector<std::uint32_t>& tiles_
       std::fill_n(out, kProjWidth, T(0));
       continue;
     }
-    tiles_touched[g] = static_cast<std::uint32_t>(rect.area());
+    tiles_touched[g] = static_cast<std::uint32_t>(area);
   }
 }
 
@@ -96,7 +102,7 @@ void bin(const Params<T>& p, State<T>& s, const std::vector<std::uint32_t>& tile
     const auto g = static_cast<std::size_t>(i);
     if (!tiles_touched[g]) continue;
     const T* pr = &s.projected[g * kProjWidth];
-    const TileRect rect = footprint_tiles(float(pr[kU]), float(pr[kV]), float(pr[kRadius]), s.grid);
+    const TileRect rect = record_tiles(pr, s.grid);
     std::uint32_t slot = s.offsets[g];
     for (int ty = rect.y0; ty < rect.y1; ++ty)
       for (int tx = rect.x0; tx < rect.x1; ++tx, ++slot) {

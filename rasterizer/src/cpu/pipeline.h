@@ -11,8 +11,15 @@
 
 namespace tilegrad::raster::cpu {
 
-// Packed per-Gaussian projection record.
-enum Proj : int { kU = 0, kV, kA, kB, kC, kOpacity, kRed, kGreen, kBlue, kDepth, kRadius, kProjWidth };
+// Packed per-Gaussian projection record; (kExtentX, kExtentY) are the half-widths of its tile box
+// (footprint_extents).
+enum Proj : int { kU = 0, kV, kA, kB, kC, kOpacity, kRed, kGreen, kBlue, kDepth, kExtentX, kExtentY, kProjWidth };
+
+// The tiles of a projection record: binning and the backward's slot lookup read them from the same values.
+template <class T>
+TG_HD inline TileRect record_tiles(const T* r, const TileGrid& g) {
+  return footprint_tiles(float(r[kU]), float(r[kV]), float(r[kExtentX]), float(r[kExtentY]), g);
+}
 
 template <class T>
 struct Params {

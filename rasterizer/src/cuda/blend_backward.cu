@@ -28,7 +28,7 @@ constexpr unsigned kFull = 0xFFFFFFFFu;
 // (the layout emit_kernel produced, from the same record values).
 __device__ inline std::uint32_t instance_slot(const BlendBackwardArgs& a, std::uint32_t g, int tile) {
   const float* r = a.proj + std::size_t(g) * kProjWidth;
-  const TileRect rect = footprint_tiles(r[cpu::kU], r[cpu::kV], r[cpu::kRadius], a.grid);
+  const TileRect rect = cpu::record_tiles(r, a.grid);
   const int tx = tile % a.grid.tiles_x, ty = tile / a.grid.tiles_x;
   return a.offsets[g] + std::uint32_t((ty - rect.y0) * (rect.x1 - rect.x0) + (tx - rect.x0));
 }

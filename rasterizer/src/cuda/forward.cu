@@ -21,7 +21,7 @@ struct ProjectArgs {
   const float *means, *log_scales, *quats, *logits, *sh, *colors;
   ProjectionCamera cam;
   TileGrid grid;
-  float blur, extent;
+  float blur, extent, min_alpha;
   bool antialiased;
   float* proj;
   std::uint8_t* clamped;
@@ -37,8 +37,7 @@ __device__ bool project_one(const ProjectArgs& a, std::size_t g) {
   const Projected<float> pr = project_gaussian(mean, log_scale, quat, a.logits[g], a.cam, a.blur, a.antialiased);
   if (!pr.valid) return false;
   const float radius = footprint_radius(pr.cov2d[0], pr.cov2d[1], pr.cov2d[2], a.extent);
-  const TileRect rect = footprint_tiles(pr.mean2d[0], pr.mean2d[1], radius, a.grid);
-  if (rect.area() == 0) return false;
+  const Extents ext = footprint_extents(pr.cov2d[0], pr.cov2d[2], pr.opacity, radius, a.min_alpha);
   std::uint8_t mask = 0;
   Vec3<float> rgb;
   if (a.colors) {
@@ -47,16 +46,18 @@ __device__ bool project_one(const ProjectArgs& a, std::size_t g) {
     rgb = sh_color(a.active_degree, a.sh + g * a.stored_k * 3, mean, a.cam.position, mask);
   }
   float rec[kProjWidth] = {pr.mean2d[0], pr.mean2d[1], pr.conic[0], pr.conic[1], pr.conic[2], pr.opacity,
-                           rgb[0],       rgb[1],       rgb[2],      pr.depth,    radius};
+                           rgb[0],       rgb[1],       rgb[2],      pr.depth,    ext.x,   ext.y};
   bool finite = true;
 #pragma unroll
   for (int c = 0; c < kProjWidth; ++c) finite = finite && isfinite(rec[c]);
   if (!finite) return false;  // NaN or infinite parameters are culled
+  const int area = cpu::record_tiles(rec, a.grid).area();
+  if (area == 0) return false;
   float* out = a.proj + g * kProjWidth;
 #pragma unroll
   for (int c = 0; c < kProjWidth; ++c) out[c] = rec[c];
   a.clamped[g] = mask;
-  a.tiles_touched[g] = static_cast<std::uint32_t>(rect.area());
+  a.tiles_touched[g] = static_cast<std::uint32_t>(area);
   return true;
 }
 
@@ -77,7 +78,7 @@ __global__ void emit_kernel(std::size_t n, const float* proj, const std::uint32_
   std::uint32_t slot = offsets[g];
   if (slot == offsets[g + 1]) return;
   const float* r = proj + g * kProjWidth;
-  const TileRect rect = footprint_tiles(r[cpu::kU], r[cpu::kV], r[cpu::kRadius], grid);
+  const TileRect rect = cpu::record_tiles(r, grid);
   const float depth = r[cpu::kDepth];
   for (int ty = rect.y0; ty < rect.y1; ++ty)
     for (int tx = rect.x0; tx < rect.x1; ++tx, ++slot) {
@@ -196,6 +197,7 @@ void forward(const GaussiansView& g, DeviceState& s, ForwardOutput& out, Workspa
                  s.grid,
                  s.settings.blur,
                  s.settings.thresholds.extent_sigmas,
+                 s.settings.thresholds.min_alpha,
                  s.settings.antialiased,
                  s.projected.data(),
                  s.clamped.data(),

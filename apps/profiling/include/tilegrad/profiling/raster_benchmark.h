@@ -37,6 +37,7 @@ struct RasterBenchResult {
   std::vector<RasterModeResult> modes;
   std::size_t parameter_bytes = 0;
   std::size_t peak_bytes = 0;      // peak tilegrad allocations beyond the parameters during forward + backward
+  std::size_t forward_peak_bytes = 0;  // the same during the forward alone
 };
 
 RasterBenchResult run_raster_benchmark(const std::string& workload, const raster::Gaussians& gaussians,

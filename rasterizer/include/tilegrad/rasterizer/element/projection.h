@@ -149,4 +149,24 @@ TG_HD inline float footprint_radius(float a, float b, float c, float extent_sigm
   return ::ceilf(extent_sigmas * ::sqrtf(lambda));
 }
 
+// Half-widths (pixels, along x and y) of the box around mean2d that holds every pixel a splat can reach.
+struct Extents {
+  float x, y;
+};
+
+// The footprint square of `radius`, cut down to the bounding box of the ellipse outside which
+// opacity * exp(power) < min_alpha, where fragment_at skips the pixel. With cov2d = [[a, b], [b, c]] and the
+// level q = 2 ln(opacity / min_alpha) of the quadratic form at that threshold, the ellipse's box is
+// sqrt(q a) x sqrt(q c). Faint and axis-aligned elongated splats then touch fewer tiles; the pixels that receive
+// fragments are the same. The fragment test evaluates the conic (cov2d's inverse, rounded), so the level gets a
+// slack of 0.05 and the box 1% more width. {0, 0} (no tile) when the splat is fainter than min_alpha
+// everywhere; min_alpha = 0 keeps the square.
+TG_HD inline Extents footprint_extents(float a, float c, float opacity, float radius, float min_alpha) {
+  if (!(min_alpha > 0.0f)) return {radius, radius};
+  if (!(opacity > min_alpha * 0.95f)) return {0.0f, 0.0f};
+  const float level = 2.0f * ::logf(opacity / min_alpha) + 0.05f;
+  if (!(level > 0.0f)) return {0.0f, 0.0f};
+  return {fminf(radius, 1.01f * ::sqrtf(level * a)), fminf(radius, 1.01f * ::sqrtf(level * c))};
+}
+
 }  // namespace tilegrad::raster

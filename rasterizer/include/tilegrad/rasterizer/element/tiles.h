@@ -25,12 +25,12 @@ struct TileRect {
   TG_HD int area() const { return (x1 > x0 && y1 > y0) ? (x1 - x0) * (y1 - y0) : 0; }
 };
 
-// Tiles whose pixel centres (x + 0.5, y + 0.5) can lie within `radius` of the centre (u, v).
-TG_HD inline TileRect footprint_tiles(float u, float v, float radius, const TileGrid& g) {
+// Tiles whose pixel centres (x + 0.5, y + 0.5) can lie within half-widths (rx, ry) of the centre (u, v).
+TG_HD inline TileRect footprint_tiles(float u, float v, float rx, float ry, const TileGrid& g) {
   auto lo = [](float p, int n) { return static_cast<int>(fminf(fmaxf(floorf((p - 0.5f) / kTileSize), 0.0f), float(n))); };
   auto hi = [](float p, int n) { return static_cast<int>(fminf(fmaxf(floorf((p - 0.5f) / kTileSize) + 1.0f, 0.0f), float(n))); };
-  if (!(radius > 0.0f) || !is_finite(u) || !is_finite(v)) return {0, 0, 0, 0};
-  return {lo(u - radius, g.tiles_x), lo(v - radius, g.tiles_y), hi(u + radius, g.tiles_x), hi(v + radius, g.tiles_y)};
+  if (!(rx > 0.0f) || !(ry > 0.0f) || !is_finite(u) || !is_finite(v)) return {0, 0, 0, 0};
+  return {lo(u - rx, g.tiles_x), lo(v - ry, g.tiles_y), hi(u + rx, g.tiles_x), hi(v + ry, g.tiles_y)};
 }
 
 // Instances sort by tile, then front to back: positive float depths order like their bit patterns.

@@ -16,13 +16,14 @@ constexpr float kSplitScaleDivisor = 1.6f;
 // a tile) and, if so, its footprint radius in pixels: the same functions and tests as the projection stage.
 TG_HD TG_INLINE bool rendered_footprint(const Vec3<float>& mean, const Vec3<float>& log_scale, const Vec4<float>& quat,
                                         float opacity_logit, const raster::ProjectionCamera& cam, float blur,
-                                        bool antialiased, float extent_sigmas, float& radius) {
+                                        bool antialiased, float extent_sigmas, float min_alpha, float& radius) {
   const raster::Projected<float> pr =
       raster::project_gaussian(mean, log_scale, quat, opacity_logit, cam, blur, antialiased);
   if (!pr.valid || !is_finite(pr.mean2d[0]) || !is_finite(pr.mean2d[1])) return false;
   radius = raster::footprint_radius(pr.cov2d[0], pr.cov2d[1], pr.cov2d[2], extent_sigmas);
+  const raster::Extents ext = raster::footprint_extents(pr.cov2d[0], pr.cov2d[2], pr.opacity, radius, min_alpha);
   const raster::TileRect rect =
-      raster::footprint_tiles(pr.mean2d[0], pr.mean2d[1], radius, raster::make_tile_grid(cam.width, cam.height));
+      raster::footprint_tiles(pr.mean2d[0], pr.mean2d[1], ext.x, ext.y, raster::make_tile_grid(cam.width, cam.height));
   return rect.area() > 0;
 }
 
