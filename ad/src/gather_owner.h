@@ -41,36 +41,27 @@ TG_HD TG_INLINE std::size_t block_entry(int dim, const std::uint32_t* block_row_
   return static_cast<std::size_t>(dim) * dim * row_begin + (block - row_begin) * dim;
 }
 
-// Hessian block owner: block `block` = (v, w), w >= v, and its transpose `transposed` = (w, v). Sums the (i, j)
-// sub-blocks of the packed local Hessians of its sources and writes both blocks into the CSR values.
+// Entry (a, b) of Hessian block owner `block` = (v, w), w >= v, and of its transpose `transposed` = (w, v): the sum
+// of entry (a, b) of the (i, j) sub-blocks of the packed local Hessians of its sources, in their stored order,
+// written into both blocks of the CSR values. The CUDA gather runs one thread per entry (the D x D threads of an
+// owner read neighbouring values of each record), the CPU loops over the entries; the sums are the same.
 template <int D, class T>
-TG_HD void gather_block(std::size_t block, std::size_t transposed, std::uint32_t v, std::uint32_t w,
-                        const std::uint32_t* block_row_offsets, const T* records, const std::uint64_t* sources,
-                        std::uint32_t begin, std::uint32_t end, T* values) {
-  T acc[D * D];
-  TG_UNROLL for (int k = 0; k < D * D; ++k) acc[k] = T(0);
+TG_HD void gather_block_entry(int a, int b, std::size_t block, std::size_t transposed, std::uint32_t v, std::uint32_t w,
+                              const std::uint32_t* block_row_offsets, const T* records, const std::uint64_t* sources,
+                              std::uint32_t begin, std::uint32_t end, T* values) {
+  T acc = T(0);
   for (std::uint32_t s = begin; s < end; ++s) {
     const std::uint64_t code = sources[s];
     const T* r = records + start_of(code);
-    const int n = arity_of(code) * D, i = first_of(code) * D, j = second_of(code) * D;
-    TG_UNROLL for (int a = 0; a < D; ++a) {
-      TG_UNROLL for (int b = 0; b < D; ++b) {
-        const int p = i + a < j + b ? i + a : j + b, q = i + a < j + b ? j + b : i + a;
-        acc[a * D + b] += r[p * n - p * (p - 1) / 2 + (q - p)];
-      }
-    }
+    const int n = arity_of(code) * D, i = first_of(code) * D + a, j = second_of(code) * D + b;
+    const int p = i < j ? i : j, q = i < j ? j : i;
+    acc += r[p * n - p * (p - 1) / 2 + (q - p)];
   }
   const std::size_t v_degree = block_row_offsets[v + 1] - block_row_offsets[v];
-  T* dst = values + block_entry(D, block_row_offsets, v, block);
-  TG_UNROLL for (int a = 0; a < D; ++a) {
-    TG_UNROLL for (int b = 0; b < D; ++b) dst[a * D * v_degree + b] = acc[a * D + b];
-  }
+  values[block_entry(D, block_row_offsets, v, block) + a * D * v_degree + b] = acc;
   if (transposed == block) return;
   const std::size_t w_degree = block_row_offsets[w + 1] - block_row_offsets[w];
-  T* tdst = values + block_entry(D, block_row_offsets, w, transposed);
-  TG_UNROLL for (int a = 0; a < D; ++a) {
-    TG_UNROLL for (int b = 0; b < D; ++b) tdst[b * D * w_degree + a] = acc[a * D + b];
-  }
+  values[block_entry(D, block_row_offsets, w, transposed) + b * D * w_degree + a] = acc;
 }
 
 }  // namespace tilegrad::element_gather

@@ -85,8 +85,11 @@ void gather_blocks_dim(const GatherMap& map, const BlockOwners& blocks, const T*
 #pragma omp parallel for schedule(static) if (n > kParallel / 16)
   for (std::ptrdiff_t o = 0; o < n; ++o) {
     const std::uint32_t b = blocks.owner[o];
-    element_gather::gather_block<D>(b, blocks.transposed[o], blocks.rows[b], blocks.columns[b], blocks.row_offsets,
-                                    records, map.sources, map.offsets[o], map.offsets[o + 1], values);
+    for (int a = 0; a < D; ++a)
+      for (int c = 0; c < D; ++c)
+        element_gather::gather_block_entry<D>(a, c, b, blocks.transposed[o], blocks.rows[b], blocks.columns[b],
+                                              blocks.row_offsets, records, map.sources, map.offsets[o],
+                                              map.offsets[o + 1], values);
   }
 }
 

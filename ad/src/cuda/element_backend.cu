@@ -70,13 +70,16 @@ __global__ void gather_vertices_kernel(GatherMap map, const T* records, T* out) 
     element_gather::gather_vertex<D>(records, map.sources, map.offsets[v], map.offsets[v + 1], out + v * D);
 }
 
+// One thread per entry of an owner's D x D block.
 template <int D, class T>
 __global__ void gather_blocks_kernel(GatherMap map, BlockOwners blocks, const T* records, T* values) {
-  const std::size_t o = global_thread();
+  const std::size_t t = global_thread(), o = t / (D * D);
   if (o >= map.owners) return;
+  const int entry = static_cast<int>(t % (D * D));
   const std::uint32_t b = blocks.owner[o];
-  element_gather::gather_block<D>(b, blocks.transposed[o], blocks.rows[b], blocks.columns[b], blocks.row_offsets,
-                                  records, map.sources, map.offsets[o], map.offsets[o + 1], values);
+  element_gather::gather_block_entry<D>(entry / D, entry % D, b, blocks.transposed[o], blocks.rows[b],
+                                        blocks.columns[b], blocks.row_offsets, records, map.sources, map.offsets[o],
+                                        map.offsets[o + 1], values);
 }
 
 }  // namespace
@@ -125,9 +128,10 @@ template <class T>
 void gather_blocks_cuda(int dim, const GatherMap& map, const BlockOwners& blocks, const T* records, T* values) {
   switch (dim) {
     case 1: return cuda::launch(gather_blocks_kernel<1, T>, map.owners, kBlock, nullptr, map, blocks, records, values);
-    case 2: return cuda::launch(gather_blocks_kernel<2, T>, map.owners, kBlock, nullptr, map, blocks, records, values);
-    case 3: return cuda::launch(gather_blocks_kernel<3, T>, map.owners, kBlock, nullptr, map, blocks, records, values);
-    default: return cuda::launch(gather_blocks_kernel<4, T>, map.owners, kBlock, nullptr, map, blocks, records, values);
+    case 2: return cuda::launch(gather_blocks_kernel<2, T>, map.owners * 4, kBlock, nullptr, map, blocks, records, values);
+    case 3: return cuda::launch(gather_blocks_kernel<3, T>, map.owners * 9, kBlock, nullptr, map, blocks, records, values);
+    default:
+      return cuda::launch(gather_blocks_kernel<4, T>, map.owners * 16, kBlock, nullptr, map, blocks, records, values);
   }
 }
 

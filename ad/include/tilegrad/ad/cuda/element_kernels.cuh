@@ -110,10 +110,41 @@ void launch_vector_pass(const Op& op, const TermPass<typename Args::Scalar>& pas
 // what they keep of it), which keeps the number of heavy instantiations per energy at two.
 enum class LocalHessianUse { Assemble, Diagonal, Product };
 
+// Owned Hessian records pass through shared memory when a block's records fit in 24 KB: every thread leaves its
+// packed local Hessian there, then the block stores its contiguous run of records with consecutive threads on
+// consecutive values. Stored directly, each store instruction of a warp would touch 32 records P values apart.
+template <class Args>
+constexpr int kPackedSize = Args::kArity * Args::kDim * (Args::kArity * Args::kDim + 1) / 2;
+template <class Args>
+constexpr bool kStageRecords = kElementBlock * kPackedSize<Args> * sizeof(typename Args::Scalar) <= 24 * 1024;
+
+template <class Args, bool kProject>
+__device__ void staged_hessian_records(const Args& a, const TermPass<typename Args::Scalar>& pass, std::size_t e) {
+  using T = typename Args::Scalar;
+  constexpr int P = kPackedSize<Args>;
+  __shared__ T s_records[kElementBlock * P];
+  if (e < a.count) {
+    const auto h = element_hessian(a.energy, a.variables(e), a.data_of(e), kProject, pass.min_eigenvalue);
+    static_assert(decltype(h)::kPacked == P, "packed local Hessian size");
+    TG_UNROLL for (int q = 0; q < P; ++q) s_records[threadIdx.x * P + q] = h.h[q];
+  }
+  __syncthreads();
+  const std::size_t first = std::size_t(blockIdx.x) * blockDim.x;
+  const std::size_t values = (first < a.count ? min(std::size_t(blockDim.x), a.count - first) : 0) * P;
+  T* dst = pass.records + first * P;
+  for (std::size_t k = threadIdx.x; k < values; k += blockDim.x) dst[k] = s_records[k];
+}
+
 template <class Args, bool kProject>
 __global__ void local_hessian_kernel(Args a, TermPass<typename Args::Scalar> pass, LocalHessianUse use) {
   constexpr int K = Args::kArity, D = Args::kDim;
   const std::size_t e = cuda::global_thread();
+  if constexpr (kStageRecords<Args>) {
+    if (use == LocalHessianUse::Assemble && pass.owned) {  // uniform over the launch
+      staged_hessian_records<Args, kProject>(a, pass, e);
+      return;
+    }
+  }
   if (e >= a.count) return;
   const auto h = element_hessian(a.energy, a.variables(e), a.data_of(e), kProject, pass.min_eigenvalue);
   switch (use) {
