@@ -19,18 +19,17 @@ TG_HD TG_INLINE int second_of(std::uint64_t s) { return static_cast<int>(s & 0xF
 // Largest record start the encoding holds.
 constexpr std::uint64_t kMaxStart = (std::uint64_t(1) << 48) - 1;
 
-// Vertex owner: out[c] = sum over sources of records[start + i D + c].
+// Component c of a vertex owner: sum over its sources of records[start + i D + c], in their stored order. The CUDA
+// gather runs one thread per component, the CPU loops over the components; the sums are the same.
 template <int D, class T>
-TG_HD void gather_vertex(const T* records, const std::uint64_t* sources, std::uint32_t begin, std::uint32_t end,
-                         T* out) {
-  T acc[D];
-  TG_UNROLL for (int c = 0; c < D; ++c) acc[c] = T(0);
+TG_HD T gather_vertex_component(int c, const T* records, const std::uint64_t* sources, std::uint32_t begin,
+                                std::uint32_t end) {
+  T acc = T(0);
   for (std::uint32_t s = begin; s < end; ++s) {
     const std::uint64_t code = sources[s];
-    const T* r = records + start_of(code) + first_of(code) * D;
-    TG_UNROLL for (int c = 0; c < D; ++c) acc[c] += r[c];
+    acc += records[start_of(code) + first_of(code) * D + c];
   }
-  TG_UNROLL for (int c = 0; c < D; ++c) out[c] = acc[c];
+  return acc;
 }
 
 // Where block k of vertex row v puts entry (a, b): D^2 offsets[v] + a D deg(v) + (k - offsets[v]) D + b (the

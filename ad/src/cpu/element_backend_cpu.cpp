@@ -66,7 +66,9 @@ void gather_vertices_dim(const GatherMap& map, const T* records, T* out) {
   const auto n = static_cast<std::ptrdiff_t>(map.owners);
 #pragma omp parallel for schedule(static) if (n > kParallel / 4)
   for (std::ptrdiff_t v = 0; v < n; ++v)
-    element_gather::gather_vertex<D>(records, map.sources, map.offsets[v], map.offsets[v + 1], out + v * D);
+    for (int c = 0; c < D; ++c)
+      out[v * D + c] = element_gather::gather_vertex_component<D>(c, records, map.sources, map.offsets[v],
+                                                                  map.offsets[v + 1]);
 }
 
 template <class T>

@@ -63,11 +63,13 @@ __global__ void csr_mask_kernel(std::size_t rows, const std::uint32_t* row_offse
     if (fixed[r] || fixed[columns[k]]) values[k] = columns[k] == r ? T(1) : T(0);
 }
 
+// One thread per component of a vertex.
 template <int D, class T>
 __global__ void gather_vertices_kernel(GatherMap map, const T* records, T* out) {
-  const std::size_t v = global_thread();
+  const std::size_t t = global_thread(), v = t / D;
   if (v < map.owners)
-    element_gather::gather_vertex<D>(records, map.sources, map.offsets[v], map.offsets[v + 1], out + v * D);
+    out[t] = element_gather::gather_vertex_component<D>(static_cast<int>(t % D), records, map.sources, map.offsets[v],
+                                                        map.offsets[v + 1]);
 }
 
 // One thread per entry of an owner's D x D block.
@@ -118,9 +120,9 @@ template <class T>
 void gather_vertices_cuda(int dim, const GatherMap& map, const T* records, T* out) {
   switch (dim) {
     case 1: return cuda::launch(gather_vertices_kernel<1, T>, map.owners, kBlock, nullptr, map, records, out);
-    case 2: return cuda::launch(gather_vertices_kernel<2, T>, map.owners, kBlock, nullptr, map, records, out);
-    case 3: return cuda::launch(gather_vertices_kernel<3, T>, map.owners, kBlock, nullptr, map, records, out);
-    default: return cuda::launch(gather_vertices_kernel<4, T>, map.owners, kBlock, nullptr, map, records, out);
+    case 2: return cuda::launch(gather_vertices_kernel<2, T>, map.owners * 2, kBlock, nullptr, map, records, out);
+    case 3: return cuda::launch(gather_vertices_kernel<3, T>, map.owners * 3, kBlock, nullptr, map, records, out);
+    default: return cuda::launch(gather_vertices_kernel<4, T>, map.owners * 4, kBlock, nullptr, map, records, out);
   }
 }
 

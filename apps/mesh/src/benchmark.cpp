@@ -235,7 +235,7 @@ std::string benchmark_to_markdown(const BenchmarkReport& report) {
   // One line per (mesh, energy): Owned and Atomic medians per pass, and the ratios the targets are about.
   profiling::MarkdownTable t;
   t.header = {"mesh",          "energy",          "elements",        "energy ms",          "gradient owned / atomic",
-              "hand-written",  "AD / hand",       "Hessian owned / atomic", "owned / atomic", "Hessian+PSD owned",
+              "hand-written",  "best AD / hand",       "Hessian owned / atomic", "owned / atomic", "Hessian+PSD owned",
               "HVP owned / atomic", "checks"};
   auto find = [&](const BenchmarkCaseInfo& c, const char* pass, const char* strategy) -> const BenchmarkRow* {
     for (const BenchmarkRow& r : report.rows)
@@ -262,9 +262,11 @@ std::string benchmark_to_markdown(const BenchmarkReport& report) {
     const BenchmarkRow *g_owned = find(c, "gradient", "owned"), *g_atomic = find(c, "gradient", "atomic");
     const BenchmarkRow *h_owned = find(c, "hessian", "owned"), *h_atomic = find(c, "hessian", "atomic");
     const BenchmarkRow* hand = find(c, "handwritten", "atomic");
+    // The AD gradient at its faster accumulation against the hand-written kernel.
+    const double best = g_owned && g_atomic ? std::min(g_owned->median_ms, g_atomic->median_ms) : 0.0;
     t.rows.push_back({c.mesh, c.energy, std::to_string(c.elements), ms(find(c, "energy", "-")),
                       ms(g_owned) + " / " + ms(g_atomic), ms(hand),
-                      hand && g_atomic ? profiling::format_ratio(g_atomic->median_ms / hand->median_ms) : "-",
+                      hand && best > 0 ? profiling::format_ratio(best / hand->median_ms) : "-",
                       ms(h_owned) + " / " + ms(h_atomic),
                       h_owned && h_atomic ? profiling::format_ratio(h_owned->median_ms / h_atomic->median_ms) : "-",
                       ms(find(c, "hessian-psd", "owned")),

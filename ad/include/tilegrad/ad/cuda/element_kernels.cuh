@@ -52,6 +52,30 @@ struct HvpDirectOp {
   }
 };
 
+// Owned records pass through shared memory when a block's records fit in 24 KB: every thread of the block leaves
+// its N values there, then the block stores the contiguous run of records of elements [first, first + valid)
+// with consecutive threads on consecutive values. Stored directly, each store instruction of a warp would touch
+// 32 records N values apart. Every thread of the block must call it (it synchronises); value(q) gives the
+// calling thread's q-th value and is called only when `mine`.
+template <class T, int N, unsigned kThreads>
+constexpr bool kStageRecords = kThreads * N * sizeof(T) <= 24 * 1024;
+
+template <class T, int N, unsigned kThreads, class Value>
+__device__ TG_INLINE void store_records_staged(T* records, std::size_t first, std::size_t valid, bool mine,
+                                               const Value& value) {
+  __shared__ T s_records[kThreads * N];
+  if (mine) TG_UNROLL for (int q = 0; q < N; ++q) s_records[threadIdx.x * N + q] = value(q);
+  __syncthreads();
+  T* dst = records + first * N;
+  for (std::size_t k = threadIdx.x; k < valid * N; k += kThreads) dst[k] = s_records[k];
+  __syncthreads();  // the buffer is reused by the caller's next round
+}
+
+// The elements [first, first + valid) of this block's round.
+__device__ TG_INLINE std::size_t round_size(std::size_t first, std::size_t end, unsigned threads) {
+  return first < end ? min(std::size_t(threads), end - first) : 0;
+}
+
 template <class Args, class Result>
 __device__ TG_INLINE void emit_vector(const Args& a, const TermPass<typename Args::Scalar>& pass, std::size_t e,
                                       const Result& r) {
@@ -66,9 +90,21 @@ __device__ TG_INLINE void emit_vector(const Args& a, const TermPass<typename Arg
 template <class Args, class Op>
 __global__ void vector_pass_kernel(Op op, TermPass<typename Args::Scalar> pass) {
   using T = typename Args::Scalar;
+  constexpr int N = Args::kArity * Args::kDim;
   const std::size_t e = cuda::global_thread();
-  if (e >= op.a.count) return;
   T energy = T(0);
+  if constexpr (kStageRecords<T, N, kElementBlock>) {
+    if (pass.owned) {  // uniform over the launch
+      const bool mine = e < op.a.count;
+      Vec<T, N> r{};
+      if (mine) r = op(e, energy);
+      const std::size_t first = std::size_t(blockIdx.x) * blockDim.x;
+      store_records_staged<T, N, kElementBlock>(pass.records, first, round_size(first, op.a.count, blockDim.x), mine,
+                                                [&](int q) { return r[q]; });
+      return;
+    }
+  }
+  if (e >= op.a.count) return;
   emit_vector(op.a, pass, e, op(e, energy));
 }
 
@@ -80,12 +116,27 @@ __global__ void __launch_bounds__(kPartitionBlock) partition_pass_kernel(Op op, 
   using T = typename Args::Scalar;
   const std::size_t begin = energy_partition_begin(op.a.count, parts, static_cast<int>(blockIdx.x));
   const std::size_t end = energy_partition_begin(op.a.count, parts, static_cast<int>(blockIdx.x) + 1);
+  constexpr int N = Args::kArity * Args::kDim;
+  constexpr bool kStage = kEmit && kStageRecords<T, N, kPartitionBlock>;
   double sum = 0.0;
-  for (std::size_t e = begin + threadIdx.x; e < end; e += kPartitionBlock) {
+  // Rounds of kPartitionBlock elements, the same for every thread of the block (the staged stores synchronise).
+  for (std::size_t first = begin; first < end; first += kPartitionBlock) {
+    const std::size_t e = first + threadIdx.x;
+    const bool mine = e < end;
     T energy = T(0);
-    const auto r = op(e, energy);
-    if constexpr (kEmit) emit_vector(op.a, pass, e, r);
-    sum += static_cast<double>(energy);
+    if constexpr (kEmit) {
+      Vec<T, N> r{};
+      if (mine) r = op(e, energy);
+      if (kStage && pass.owned) {
+        store_records_staged<T, N, kPartitionBlock>(pass.records, first, round_size(first, end, kPartitionBlock), mine,
+                                                    [&](int q) { return r[q]; });
+      } else if (mine) {
+        emit_vector(op.a, pass, e, r);
+      }
+    } else if (mine) {
+      op(e, energy);
+    }
+    if (mine) sum += static_cast<double>(energy);
   }
   const double total = cuda::block_sum<kPartitionBlock>(sum);
   if (threadIdx.x == 0) pass.energy_partials[blockIdx.x] = total;
@@ -110,38 +161,24 @@ void launch_vector_pass(const Op& op, const TermPass<typename Args::Scalar>& pas
 // what they keep of it), which keeps the number of heavy instantiations per energy at two.
 enum class LocalHessianUse { Assemble, Diagonal, Product };
 
-// Owned Hessian records pass through shared memory when a block's records fit in 24 KB: every thread leaves its
-// packed local Hessian there, then the block stores its contiguous run of records with consecutive threads on
-// consecutive values. Stored directly, each store instruction of a warp would touch 32 records P values apart.
+// Owned Hessian records go through store_records_staged where a block's records fit.
 template <class Args>
 constexpr int kPackedSize = Args::kArity * Args::kDim * (Args::kArity * Args::kDim + 1) / 2;
-template <class Args>
-constexpr bool kStageRecords = kElementBlock * kPackedSize<Args> * sizeof(typename Args::Scalar) <= 24 * 1024;
-
-template <class Args, bool kProject>
-__device__ void staged_hessian_records(const Args& a, const TermPass<typename Args::Scalar>& pass, std::size_t e) {
-  using T = typename Args::Scalar;
-  constexpr int P = kPackedSize<Args>;
-  __shared__ T s_records[kElementBlock * P];
-  if (e < a.count) {
-    const auto h = element_hessian(a.energy, a.variables(e), a.data_of(e), kProject, pass.min_eigenvalue);
-    static_assert(decltype(h)::kPacked == P, "packed local Hessian size");
-    TG_UNROLL for (int q = 0; q < P; ++q) s_records[threadIdx.x * P + q] = h.h[q];
-  }
-  __syncthreads();
-  const std::size_t first = std::size_t(blockIdx.x) * blockDim.x;
-  const std::size_t values = (first < a.count ? min(std::size_t(blockDim.x), a.count - first) : 0) * P;
-  T* dst = pass.records + first * P;
-  for (std::size_t k = threadIdx.x; k < values; k += blockDim.x) dst[k] = s_records[k];
-}
 
 template <class Args, bool kProject>
 __global__ void local_hessian_kernel(Args a, TermPass<typename Args::Scalar> pass, LocalHessianUse use) {
   constexpr int K = Args::kArity, D = Args::kDim;
   const std::size_t e = cuda::global_thread();
-  if constexpr (kStageRecords<Args>) {
+  using T = typename Args::Scalar;
+  constexpr int P = kPackedSize<Args>;
+  if constexpr (kStageRecords<T, P, kElementBlock>) {
     if (use == LocalHessianUse::Assemble && pass.owned) {  // uniform over the launch
-      staged_hessian_records<Args, kProject>(a, pass, e);
+      const bool mine = e < a.count;
+      Hyper<T, K * D> h;
+      if (mine) h = element_hessian(a.energy, a.variables(e), a.data_of(e), kProject, pass.min_eigenvalue);
+      const std::size_t first = std::size_t(blockIdx.x) * blockDim.x;
+      store_records_staged<T, P, kElementBlock>(pass.records, first, round_size(first, a.count, blockDim.x), mine,
+                                                [&](int q) { return h.h[q]; });
       return;
     }
   }
