@@ -203,7 +203,8 @@ TEST(Elements, FootprintExtentsKeepEveryFragment) {
     const Projected<float> pr = project_gaussian(mean, log_scale, quat, logit, cam, 0.3f, false);
     ASSERT_TRUE(pr.valid);
     const float radius = footprint_radius(pr.cov2d[0], pr.cov2d[1], pr.cov2d[2], th.extent_sigmas);
-    const Extents ext = footprint_extents(pr.cov2d[0], pr.cov2d[2], pr.opacity, radius, th.min_alpha);
+    const Extents ext =
+        footprint_extents(pr.cov2d[0], pr.cov2d[1], pr.cov2d[2], pr.opacity, th.extent_sigmas, th.min_alpha);
     EXPECT_LE(ext.x, radius);
     EXPECT_LE(ext.y, radius);
     const TileRect square = footprint_tiles(pr.mean2d[0], pr.mean2d[1], radius, radius, grid);
@@ -226,7 +227,8 @@ TEST(Elements, FootprintExtentsKeepEveryFragment) {
   EXPECT_GT(culled, 0);                       // splats fainter than min_alpha everywhere touch no tile
   EXPECT_LT(box_tiles, square_tiles * 3 / 4);  // and the rest touch fewer
   // Without a minimum alpha the box is the square.
-  const Extents all = footprint_extents(4.0f, 9.0f, 1e-6f, 7.0f, 0.0f);
-  EXPECT_EQ(all.x, 7.0f);
-  EXPECT_EQ(all.y, 7.0f);
+  const Extents all = footprint_extents(4.0f, 0.0f, 9.0f, 1e-6f, 3.0f, 0.0f);
+  EXPECT_EQ(all.x, footprint_radius(4.0f, 0.0f, 9.0f, 3.0f));
+  EXPECT_EQ(all.y, all.x);
+  EXPECT_EQ(all.x, 9.0f);  // ceil(3 sqrt(9))
 }

@@ -48,9 +48,8 @@ void project(const Params<T>& p, State<T>& s, std::vector<std::uint32_t>& tiles_
                                              s.camera, s.settings.blur, s.settings.antialiased);
     if (!pr.valid || !is_finite(pr.mean2d[0]) || !is_finite(pr.mean2d[1])) continue;
     const Thresholds& th = s.settings.thresholds;
-    const float radius = footprint_radius(float(pr.cov2d[0]), float(pr.cov2d[1]), float(pr.cov2d[2]), th.extent_sigmas);
-    const Extents ext =
-        footprint_extents(float(pr.cov2d[0]), float(pr.cov2d[2]), float(pr.opacity), radius, th.min_alpha);
+    const Extents ext = footprint_extents(float(pr.cov2d[0]), float(pr.cov2d[1]), float(pr.cov2d[2]), float(pr.opacity),
+                                          th.extent_sigmas, th.min_alpha);
     T* out = &s.projected[g * kProjWidth];
     out[kU] = pr.mean2d[0];
     out[kV] = pr.mean2d[1];

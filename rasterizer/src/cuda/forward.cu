@@ -36,8 +36,8 @@ __device__ bool project_one(const ProjectArgs& a, std::size_t g) {
   const Vec4<float> quat{{a.quats[4 * g], a.quats[4 * g + 1], a.quats[4 * g + 2], a.quats[4 * g + 3]}};
   const Projected<float> pr = project_gaussian(mean, log_scale, quat, a.logits[g], a.cam, a.blur, a.antialiased);
   if (!pr.valid) return false;
-  const float radius = footprint_radius(pr.cov2d[0], pr.cov2d[1], pr.cov2d[2], a.extent);
-  const Extents ext = footprint_extents(pr.cov2d[0], pr.cov2d[2], pr.opacity, radius, a.min_alpha);
+  const Extents ext =
+      footprint_extents(pr.cov2d[0], pr.cov2d[1], pr.cov2d[2], pr.opacity, a.extent, a.min_alpha);
   std::uint8_t mask = 0;
   Vec3<float> rgb;
   if (a.colors) {

@@ -53,27 +53,23 @@ struct HvpDirectOp {
 };
 
 // Owned records pass through shared memory when a block's records fit in 24 KB: every thread of the block leaves
-// its N values there, then the block stores the contiguous run of records of elements [first, first + valid)
-// with consecutive threads on consecutive values. Stored directly, each store instruction of a warp would touch
-// 32 records N values apart. Every thread of the block must call it (it synchronises); value(q) gives the
-// calling thread's q-th value and is called only when `mine`.
+// its N values there, then the block stores the contiguous run of records of its elements [first, min(first +
+// kThreads, end)) with consecutive threads on consecutive values. Stored directly, each store instruction of a
+// warp would touch 32 records N values apart. Every thread of the block must call it (it synchronises); value(q)
+// gives the calling thread's q-th value and is called only when `mine`.
 template <class T, int N, unsigned kThreads>
 constexpr bool kStageRecords = kThreads * N * sizeof(T) <= 24 * 1024;
 
 template <class T, int N, unsigned kThreads, class Value>
-__device__ TG_INLINE void store_records_staged(T* records, std::size_t first, std::size_t valid, bool mine,
+__device__ TG_INLINE void store_records_staged(T* records, std::size_t first, std::size_t end, bool mine,
                                                const Value& value) {
   __shared__ T s_records[kThreads * N];
   if (mine) TG_UNROLL for (int q = 0; q < N; ++q) s_records[threadIdx.x * N + q] = value(q);
   __syncthreads();
+  const std::size_t valid = first < end ? min(std::size_t(kThreads), end - first) : 0;
   T* dst = records + first * N;
   for (std::size_t k = threadIdx.x; k < valid * N; k += kThreads) dst[k] = s_records[k];
   __syncthreads();  // the buffer is reused by the caller's next round
-}
-
-// The elements [first, first + valid) of this block's round.
-__device__ TG_INLINE std::size_t round_size(std::size_t first, std::size_t end, unsigned threads) {
-  return first < end ? min(std::size_t(threads), end - first) : 0;
 }
 
 template <class Args, class Result>
@@ -98,9 +94,8 @@ __global__ void vector_pass_kernel(Op op, TermPass<typename Args::Scalar> pass) 
       const bool mine = e < op.a.count;
       Vec<T, N> r{};
       if (mine) r = op(e, energy);
-      const std::size_t first = std::size_t(blockIdx.x) * blockDim.x;
-      store_records_staged<T, N, kElementBlock>(pass.records, first, round_size(first, op.a.count, blockDim.x), mine,
-                                                [&](int q) { return r[q]; });
+      store_records_staged<T, N, kElementBlock>(pass.records, std::size_t(blockIdx.x) * kElementBlock, op.a.count,
+                                                mine, [&](int q) { return r[q]; });
       return;
     }
   }
@@ -128,8 +123,7 @@ __global__ void __launch_bounds__(kPartitionBlock) partition_pass_kernel(Op op, 
       Vec<T, N> r{};
       if (mine) r = op(e, energy);
       if (kStage && pass.owned) {
-        store_records_staged<T, N, kPartitionBlock>(pass.records, first, round_size(first, end, kPartitionBlock), mine,
-                                                    [&](int q) { return r[q]; });
+        store_records_staged<T, N, kPartitionBlock>(pass.records, first, end, mine, [&](int q) { return r[q]; });
       } else if (mine) {
         emit_vector(op.a, pass, e, r);
       }
@@ -161,24 +155,18 @@ void launch_vector_pass(const Op& op, const TermPass<typename Args::Scalar>& pas
 // what they keep of it), which keeps the number of heavy instantiations per energy at two.
 enum class LocalHessianUse { Assemble, Diagonal, Product };
 
-// Owned Hessian records go through store_records_staged where a block's records fit.
-template <class Args>
-constexpr int kPackedSize = Args::kArity * Args::kDim * (Args::kArity * Args::kDim + 1) / 2;
-
 template <class Args, bool kProject>
 __global__ void local_hessian_kernel(Args a, TermPass<typename Args::Scalar> pass, LocalHessianUse use) {
   constexpr int K = Args::kArity, D = Args::kDim;
   const std::size_t e = cuda::global_thread();
-  using T = typename Args::Scalar;
-  constexpr int P = kPackedSize<Args>;
-  if constexpr (kStageRecords<T, P, kElementBlock>) {
-    if (use == LocalHessianUse::Assemble && pass.owned) {  // uniform over the launch
+  using H = Hyper<typename Args::Scalar, K * D>;
+  if constexpr (kStageRecords<typename Args::Scalar, H::kPacked, kElementBlock>) {
+    if (use == LocalHessianUse::Assemble && pass.owned) {  // uniform over the launch (staged Owned records)
       const bool mine = e < a.count;
-      Hyper<T, K * D> h;
+      H h;
       if (mine) h = element_hessian(a.energy, a.variables(e), a.data_of(e), kProject, pass.min_eigenvalue);
-      const std::size_t first = std::size_t(blockIdx.x) * blockDim.x;
-      store_records_staged<T, P, kElementBlock>(pass.records, first, round_size(first, a.count, blockDim.x), mine,
-                                                [&](int q) { return h.h[q]; });
+      store_records_staged<typename Args::Scalar, H::kPacked, kElementBlock>(
+          pass.records, std::size_t(blockIdx.x) * kElementBlock, a.count, mine, [&](int q) { return h.h[q]; });
       return;
     }
   }

@@ -154,14 +154,15 @@ struct Extents {
   float x, y;
 };
 
-// The footprint square of `radius`, cut down to the bounding box of the ellipse outside which
+// The footprint square (footprint_radius of cov2d at extent_sigmas), cut down to the bounding box of the ellipse outside which
 // opacity * exp(power) < min_alpha, where fragment_at skips the pixel. With cov2d = [[a, b], [b, c]] and the
 // level q = 2 ln(opacity / min_alpha) of the quadratic form at that threshold, the ellipse's box is
 // sqrt(q a) x sqrt(q c). Faint and axis-aligned elongated splats then touch fewer tiles; the pixels that receive
 // fragments are the same. The fragment test evaluates the conic (cov2d's inverse, rounded), so the level gets a
 // slack of 0.05 and the box 1% more width. {0, 0} (no tile) when the splat is fainter than min_alpha
 // everywhere; min_alpha = 0 keeps the square.
-TG_HD inline Extents footprint_extents(float a, float c, float opacity, float radius, float min_alpha) {
+TG_HD inline Extents footprint_extents(float a, float b, float c, float opacity, float extent_sigmas, float min_alpha) {
+  const float radius = footprint_radius(a, b, c, extent_sigmas);
   if (!(min_alpha > 0.0f)) return {radius, radius};
   if (!(opacity > min_alpha * 0.95f)) return {0.0f, 0.0f};
   const float level = 2.0f * ::logf(opacity / min_alpha) + 0.05f;

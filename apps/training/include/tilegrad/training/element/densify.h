@@ -21,7 +21,8 @@ TG_HD TG_INLINE bool rendered_footprint(const Vec3<float>& mean, const Vec3<floa
       raster::project_gaussian(mean, log_scale, quat, opacity_logit, cam, blur, antialiased);
   if (!pr.valid || !is_finite(pr.mean2d[0]) || !is_finite(pr.mean2d[1])) return false;
   radius = raster::footprint_radius(pr.cov2d[0], pr.cov2d[1], pr.cov2d[2], extent_sigmas);
-  const raster::Extents ext = raster::footprint_extents(pr.cov2d[0], pr.cov2d[2], pr.opacity, radius, min_alpha);
+  const raster::Extents ext =
+      raster::footprint_extents(pr.cov2d[0], pr.cov2d[1], pr.cov2d[2], pr.opacity, extent_sigmas, min_alpha);
   const raster::TileRect rect =
       raster::footprint_tiles(pr.mean2d[0], pr.mean2d[1], ext.x, ext.y, raster::make_tile_grid(cam.width, cam.height));
   return rect.area() > 0;
