@@ -1,10 +1,10 @@
-// CUDA forward: project (one thread per Gaussian) -> bin (prefix sum, one key per (Gaussian, tile), radix sort
-// on the key bits in use, tile ranges) -> blend (one block per 16x16 tile, one thread per pixel, Gaussians staged
+// CUDA forward: project (one thread per Gaussian) -> bin (prefix sum of instance slots; the tile sort is in
+// bin.cu) -> blend (one block per 16x16 tile, one thread per pixel, Gaussians staged
 // through shared memory in batches, front to back). One device-to-host read per frame: the instance count.
-#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include "cuda/backend.h"
+#include "cuda/bin.h"
 #include "cuda/common.cuh"
 #include "tilegrad/rasterizer/element/color.h"
 #include "tilegrad/rasterizer/element/tiles.h"
@@ -69,37 +69,6 @@ __global__ void project_kernel(ProjectArgs a) {
   if (cuda::lane_id() == 0 && votes) atomicAdd(a.visible, __popc(votes));
 }
 
-// One key per (Gaussian, tile); the value is the Gaussian. Slot offsets[g] + k holds the k-th tile of g's
-// rectangle in row-major order (backward recomputes k from the tile and the rectangle).
-__global__ void emit_kernel(std::size_t n, const float* proj, const std::uint32_t* offsets, TileGrid grid,
-                            std::uint64_t* keys, std::uint32_t* gaussians) {
-  const std::size_t g = global_thread();
-  if (g >= n) return;
-  std::uint32_t slot = offsets[g];
-  if (slot == offsets[g + 1]) return;
-  const float* r = proj + g * kProjWidth;
-  const TileRect rect = cpu::record_tiles(r, grid);
-  const float depth = r[cpu::kDepth];
-  for (int ty = rect.y0; ty < rect.y1; ++ty)
-    for (int tx = rect.x0; tx < rect.x1; ++tx, ++slot) {
-      keys[slot] = instance_key(static_cast<std::uint32_t>(ty * grid.tiles_x + tx), depth);
-      gaussians[slot] = static_cast<std::uint32_t>(g);
-    }
-}
-
-// tile_start[t] = first sorted instance whose tile is >= t, for t in [0, tiles].
-__global__ void tile_start_kernel(const std::uint64_t* sorted_keys, std::size_t count, int tiles,
-                                  std::uint32_t* tile_start) {
-  const std::size_t t = global_thread();
-  if (t > std::size_t(tiles)) return;
-  std::size_t lo = 0, hi = count;
-  while (lo < hi) {
-    const std::size_t mid = (lo + hi) / 2;
-    if ((sorted_keys[mid] >> 32) < t) lo = mid + 1; else hi = mid;
-  }
-  tile_start[t] = static_cast<std::uint32_t>(lo);
-}
-
 struct BlendArgs {
   TileGrid grid;
   Thresholds thresholds;
@@ -161,26 +130,14 @@ __global__ void __launch_bounds__(kTilePixels / PARTS) blend_kernel(BlendArgs a)
   a.contributors[pix] = contributors;
 }
 
-int bits_for(std::size_t max_value) {
-  int bits = 1;
-  while (bits < 32 && (std::size_t(1) << bits) <= max_value) ++bits;
-  return bits;
-}
-
 }  // namespace
 
 void forward(const GaussiansView& g, DeviceState& s, ForwardOutput& out, Workspace& ws, StageTimes* times) {
   const std::size_t n = g.count;
   const std::size_t pixels = std::size_t(s.grid.width) * s.grid.height;
-  out.image = Buffer<float>(pixels * 3, Device::Cuda);
-  out.alpha = Buffer<float>(pixels, Device::Cuda);
-  out.depth = Buffer<float>(pixels, Device::Cuda);
-  s.final_transmittance = Buffer<float>(pixels, Device::Cuda);
-  s.contributors = Buffer<std::uint32_t>(pixels, Device::Cuda);
   s.projected = Buffer<float>(n * kProjWidth, Device::Cuda);
   s.clamped = Buffer<std::uint8_t>(n, Device::Cuda);
   s.offsets = Buffer<std::uint32_t>(n + 1, Device::Cuda);
-  s.tile_start = Buffer<std::uint32_t>(std::size_t(s.grid.count()) + 1, Device::Cuda);
   StageClock clock(times != nullptr);
 
   auto* tiles_touched = ws.slot<std::uint32_t>(kTilesTouched, n + 1);
@@ -221,26 +178,16 @@ void forward(const GaussiansView& g, DeviceState& s, ForwardOutput& out, Workspa
   const std::uint32_t instances = host_counts[1];
   s.instances = instances;
   s.visible = host_counts[0];
-  s.sorted_gaussians = Buffer<std::uint32_t>(instances, Device::Cuda);
-  // Sort temporaries live for this call only, so they do not add to the backward's memory.
-  Buffer<std::uint64_t> keys(instances, Device::Cuda), keys_sorted(instances, Device::Cuda);
-  Buffer<std::uint32_t> gaussians(instances, Device::Cuda);
-  cuda::launch(emit_kernel, n, kBlock, 0, n, s.projected.data(), s.offsets.data(), s.grid, keys.data(),
-               gaussians.data());
-  if (instances > 0) {
-    const int end_bit = 32 + bits_for(std::size_t(s.grid.count()) - 1);  // tile ids < tiles: higher bits are zero
-    std::size_t sort_bytes = 0;
-    TG_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys.data(), keys_sorted.data(),
-                                                  gaussians.data(), s.sorted_gaussians.data(), int(instances), 0,
-                                                  end_bit));
-    Buffer<std::byte> sort_temp(sort_bytes, Device::Cuda);
-    TG_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_temp.data(), sort_bytes, keys.data(), keys_sorted.data(),
-                                                  gaussians.data(), s.sorted_gaussians.data(), int(instances), 0,
-                                                  end_bit));
-  }
-  cuda::launch(tile_start_kernel, std::size_t(s.grid.count()) + 1, kBlock, 0, keys_sorted.data(),
-               std::size_t(instances), s.grid.count(), s.tile_start.data());
+  bin_instances(s, n, tiles_touched);
   clock.mark();
+
+  // The per-pixel outputs are allocated once the binning's scratch is gone: the forward's peak is the larger
+  // of the two stages, not their sum.
+  out.image = Buffer<float>(pixels * 3, Device::Cuda);
+  out.alpha = Buffer<float>(pixels, Device::Cuda);
+  out.depth = Buffer<float>(pixels, Device::Cuda);
+  s.final_transmittance = Buffer<float>(pixels, Device::Cuda);
+  s.contributors = Buffer<std::uint32_t>(pixels, Device::Cuda);
 
   if (pixels > 0) {
     BlendArgs ba{s.grid,
