@@ -24,7 +24,7 @@ TEST(AccumulateCuda, MatchesTheCpuBackend) {
   // Short segments only, long (chunked) segments, one giant segment, wide rows.
   for (Shape sh : {Shape{100000, 100000, 100000, 9, false}, Shape{200000, 4096, 16, 9, true},
                    Shape{300000, 1, 1, 1, false}, Shape{300000, 3, 3, 9, false}, Shape{50000, 512, 40, 32, true},
-                   Shape{77777, 1000, 1000, 5, true}}) {
+                   Shape{77777, 1000, 1000, 5, true}, Shape{20000, 2, 2, 10, true}}) {
     SCOPED_TRACE(::testing::Message() << sh.count << " records, " << sh.keys << " keys, width " << sh.width);
     const Records r = test::make_records(test::scaled(sh.count), sh.num_params, sh.keys, sh.width, sh.coherent, 17);
     const auto ref = test::reference_sums(r);

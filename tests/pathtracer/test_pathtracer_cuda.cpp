@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "pathtracer_fixtures.h"
 #include "test_support.h"
@@ -89,7 +90,11 @@ TEST(PathtracerCuda, GradientsMatchTheCpuBackendForEveryStrategy) {
     for (Accumulation a : kAllAccumulations) {
       BackwardStats stats;
       const auto g = gradient(Device::Cuda, scene, rs, a, adjoint, &stats);
-      EXPECT_EQ(stats.strategy, a);
+      // On the shrunken sanitizer images grid:4096 lists more than 64 spheres in a tile: Owned then runs as
+      // SortReduce (documented; OwnedFallsBackWhenTilesListTooManySpheres tests it).
+      if (!(small() && a == Accumulation::Owned && std::string(c.scene) == "grid:4096")) {
+        EXPECT_EQ(stats.strategy, a);
+      }
       // The deterministic strategies sum exactly; atomics add in arbitrary float order, whose rounding grows with
       // the number of contributions per parameter (millions here).
       const double tolerance = is_deterministic(a) ? 1e-5 : 5e-5;

@@ -5,13 +5,17 @@
 //   single (<= one multi chunk): one warp per segment; up to a register chunk the rows stay in registers (one
 //                    read), beyond it the warp reads them twice back to back (the second read hits the cache);
 //   multi  (longer): one warp per chunk of rows in two passes (chunk maxima, then chunk integer sums), and one
-//                    block per segment to combine its chunks (segment scale, then segment total).
+//                    block per segment to combine its chunks (segment scale, then segment total). A chunk is
+//                    kMultiSteps steps of rows, fewer when the whole input is too small to give the GPU's warps
+//                    that many chunks (a few long segments: 256-step chains on a handful of warps are bound by
+//                    the latency of their loads, not by bandwidth).
 // Lane (r, c) = (lane / width, lane % width) handles component c of rows r, r + R, r + 2R, ... (R = 32 / width).
 // Work lists come from one prefix sum over packed counts, so no warp searches for its segment. Every
 // combination is exact (max, bitwise or, int64 addition): results are identical bits for any launch
 // configuration and equal to the CPU backend's.
 #include <cub/device/device_scan.cuh>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 
@@ -25,7 +29,9 @@ namespace {
 using cuda::global_thread;
 constexpr std::uint32_t kTinyMax = 32;  // rows; longer segments get a warp
 constexpr int kRegs = 32;               // values per lane held in registers by a single-chunk warp
-constexpr int kMultiSteps = 256;        // steps of R rows per multi chunk
+constexpr int kMultiSteps = 256;        // steps of R rows per multi chunk (at most)
+constexpr int kMinMultiSteps = 8;       // ... and at least
+constexpr std::size_t kTargetChunks = 2048;  // shorter chunks until the input has this many
 constexpr unsigned kBlock = 256;
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
 
@@ -48,7 +54,12 @@ __device__ LaneLayout lane_layout(int width) {
   const int per_step = cuda::kWarpSize / width;
   return {per_step, lane / width, lane % width, lane / width < per_step};
 }
-__host__ __device__ inline std::uint32_t multi_rows(int width) { return kMultiSteps * (32 / width); }
+// Rows per multi chunk for count rows in all (the same for every segment of one call).
+std::uint32_t multi_rows(std::size_t count, int width) {
+  const std::size_t per_step = 32 / width;
+  const std::size_t steps = count / (per_step * kTargetChunks);
+  return static_cast<std::uint32_t>(per_step * std::clamp<std::size_t>(steps, kMinMultiSteps, kMultiSteps));
+}
 
 // Combines one component's per-lane values over the rows of a step (tree over r); every lane (r, c)
 // receives the total of component c.
@@ -105,7 +116,7 @@ __global__ void tiny_segments_kernel(Rows rows, const std::uint32_t* offsets, st
 
 // counts[s] = (single-chunk ? 1 : 0) | (chunks of a multi-chunk segment) << 32; counts[num_segments] = 0.
 // Segments shorter than min_rows get no task (the tiny kernel or the caller handles them).
-__global__ void count_tasks_kernel(const std::uint32_t* offsets, std::size_t num_segments, int width,
+__global__ void count_tasks_kernel(const std::uint32_t* offsets, std::size_t num_segments, std::uint32_t chunk_rows,
                                    std::uint32_t min_rows, unsigned long long* counts) {
   const std::size_t s = global_thread();
   if (s > num_segments) return;
@@ -113,9 +124,7 @@ __global__ void count_tasks_kernel(const std::uint32_t* offsets, std::size_t num
   if (s < num_segments) {
     const std::uint32_t len = offsets[s + 1] - offsets[s];
     if (len >= min_rows && len > 0) {
-      packed = len <= multi_rows(width)
-                   ? 1ull
-                   : static_cast<unsigned long long>((len + multi_rows(width) - 1) / multi_rows(width)) << 32;
+      packed = len <= chunk_rows ? 1ull : static_cast<unsigned long long>((len + chunk_rows - 1) / chunk_rows) << 32;
     }
   }
   counts[s] = packed;
@@ -132,6 +141,7 @@ __global__ void mark_tasks_kernel(const unsigned long long* counts, const unsign
 
 struct Plan {
   Rows rows;
+  std::uint32_t chunk_rows;          // rows per multi chunk
   const std::uint32_t* offsets;
   const unsigned long long* bases;   // [num_segments + 1] exclusive scan of the packed counts
   std::size_t num_segments;
@@ -159,8 +169,8 @@ __device__ Chunk multi_chunk(const Plan& p, std::uint32_t k) {
   ch.count = static_cast<std::uint32_t>(p.bases[ch.segment + 1] >> 32) - ch.first;
   ch.seg_begin = p.offsets[ch.segment];
   ch.seg_end = p.offsets[ch.segment + 1];
-  ch.begin = ch.seg_begin + (k - ch.first) * multi_rows(p.rows.width);
-  ch.end = min(ch.begin + multi_rows(p.rows.width), ch.seg_end);
+  ch.begin = ch.seg_begin + (k - ch.first) * p.chunk_rows;
+  ch.end = min(ch.begin + p.chunk_rows, ch.seg_end);
   return ch;
 }
 
@@ -337,13 +347,15 @@ __global__ void multi_segment_kernel(Plan p) {
 void run_plan(const Rows& rows, const std::uint32_t* offsets, std::size_t num_segments, std::size_t count,
               std::uint32_t min_rows, const Output& out, Workspace& ws, cudaStream_t stream) {
   const int width = rows.width;
+  TG_ASSERT(width >= 1 && width <= cuda::kWarpSize, "segmented sum: row width ", width, " not in [1, 32]");
   // Bounds known on the host: single tasks <= segments of at least max(min_rows, 1) rows; a multi segment
-  // (longer than a multi chunk) has at most len / multi_rows + 1 < 2 len / multi_rows chunks.
+  // (longer than a multi chunk) has at most len / chunk_rows + 1 < 2 len / chunk_rows chunks.
   const std::size_t max_single = std::min(num_segments, count / std::max<std::uint32_t>(min_rows, 1));
-  const std::size_t max_multi = 2 * (count / multi_rows(width)) + 1;
+  const std::uint32_t chunk_rows = multi_rows(count, width);
+  const std::size_t max_multi = 2 * (count / chunk_rows) + 1;
   auto* counts = ws.slot<unsigned long long>(kSlotChunkCounts, num_segments + 1);
   auto* bases = ws.slot<unsigned long long>(kSlotChunkBase, num_segments + 1);
-  cuda::launch(count_tasks_kernel, num_segments + 1, kBlock, stream, offsets, num_segments, width, min_rows, counts);
+  cuda::launch(count_tasks_kernel, num_segments + 1, kBlock, stream, offsets, num_segments, chunk_rows, min_rows, counts);
   std::size_t scan_bytes = 0, max_scan_bytes = 0;
   auto* multi_tasks = ws.slot<std::uint32_t>(kSlotMultiTasks, max_multi);
   TG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts, bases, int(num_segments + 1), stream));
@@ -358,7 +370,7 @@ void run_plan(const Rows& rows, const std::uint32_t* offsets, std::size_t num_se
   TG_CUDA_CHECK(cub::DeviceScan::InclusiveScan(scan_temp, max_scan_bytes, multi_tasks, multi_tasks, MaxU32{},
                                                int(max_multi), stream));
 
-  Plan p{rows, offsets, bases, num_segments, single_tasks, multi_tasks,
+  Plan p{rows, chunk_rows, offsets, bases, num_segments, single_tasks, multi_tasks,
          ws.slot<float>(kSlotChunkMax, max_multi * width),
          ws.slot<unsigned>(kSlotChunkFlags, max_multi * width),
          ws.slot<int>(kSlotChunkScale, max_multi * width),

@@ -6,12 +6,17 @@
 //   Owned           no atomics: each warp sums its rows per sphere in registers (deterministic shuffles)
 //                   into its own shared-memory partials, the block adds its 8 warps in a fixed order and
 //                   writes one partial per listed sphere into the tile's slot of that sphere's segment.
+//                   With one hard vertex (primary, direct) each thread first adds its samples' rows in
+//                   registers while a slot keeps the same sphere, and a row enters the warp sum only when the
+//                   sphere changes or after the last sample: inside a sphere's image one warp sum per slot and
+//                   pixel instead of one per sample.
 #include <cstdint>
 
 #include "../layout.h"
 #include "kernels.h"
 #include "tilegrad/ad/cuda/accumulate_device.cuh"
 #include "tilegrad/core/cuda/launch.cuh"
+#include "tilegrad/core/error.h"
 #include "tilegrad/pathtracer/pixel_sample.h"
 #include "warp_sum.cuh"
 
@@ -21,6 +26,8 @@ namespace {
 constexpr int kBlock = kTileSize * kTileSize;
 constexpr int kWarps = kBlock / 32;
 constexpr std::uint32_t kNoKey = 0xFFFFFFFFu;
+constexpr unsigned kFullMask = 0xFFFFFFFFu;
+constexpr int kHeldSlots = 2;  // contribution slots of a one-vertex hard sample (max_involved)
 
 // Position of id in the ascending table, or -1.
 __device__ inline int find(const std::uint32_t* table, int n, std::uint32_t id) {
@@ -33,8 +40,10 @@ __device__ inline int find(const std::uint32_t* table, int n, std::uint32_t id) 
   return lo < n && table[lo] == id ? lo : -1;
 }
 
+// One-vertex hard kernels are held to 128 registers (two blocks per SM): the held rows of Owned would
+// otherwise take it to one block per SM; they spill to local memory instead, touched once per sample.
 template <Sink SINK, bool SOFT, int MAX_DEPTH>
-__global__ void __launch_bounds__(kBlock) interior_kernel(InteriorArgs a) {
+__global__ void __launch_bounds__(kBlock, !SOFT && MAX_DEPTH == 1 ? 2 : 1) interior_kernel(InteriorArgs a) {
   __shared__ float part[SINK == Sink::Owned ? kWarps : 1][SINK == Sink::Owned ? kTileCapacity : 1][kSphereParams];
   __shared__ std::uint32_t table[SINK == Sink::Owned ? kTileCapacity : 1];
   const SceneView<float>& sc = a.scene;
@@ -62,6 +71,29 @@ __global__ void __launch_bounds__(kBlock) interior_kernel(InteriorArgs a) {
   const bool active = g[0] != 0.0f || g[1] != 0.0f || g[2] != 0.0f;
   const float weight = 1.0f / static_cast<float>(st.spp);
 
+  // Owned: the warp's sum of the rows of equal key into this warp's partial of that sphere (all lanes call).
+  auto owned_add = [&](std::uint32_t id, float (&row)[kSphereParams]) {
+    if (warp_sum_by_key(id, row) && id != kNoKey) {
+      const int j = find(table, listed, id);
+      if (j < 0) {
+        *a.missing = 1u;
+      } else {
+#pragma unroll
+        for (int c = 0; c < kSphereParams; ++c) part[warp][j][c] += row[c];
+      }
+    }
+    __syncwarp();  // the next call's leader of the same sphere may be another lane of this warp
+  };
+  constexpr bool HOLD = SINK == Sink::Owned && !SOFT && MAX_DEPTH == 1;
+  std::uint32_t held_id[kHeldSlots];
+  float held[kHeldSlots][kSphereParams];
+#pragma unroll
+  for (int k = 0; k < kHeldSlots; ++k) {
+    held_id[k] = kNoKey;
+#pragma unroll
+    for (int c = 0; c < kSphereParams; ++c) held[k][c] = 0.0f;
+  }
+
   for (int s = 0; s < st.spp; ++s) {
     PixelSample<float> ps;
     int count = 0;
@@ -69,7 +101,9 @@ __global__ void __launch_bounds__(kBlock) interior_kernel(InteriorArgs a) {
       ps.template trace_as<SOFT, MAX_DEPTH>(sc, st, px, py, s);
       count = ps.count;
     }
-    for (int k = 0; k < a.slots; ++k) {  // uniform over the warp: the collective sinks need every lane
+#pragma unroll
+    for (int k = 0; k < (HOLD ? kHeldSlots : a.slots); ++k) {  // uniform over the warp: the collective sinks need every lane
+      if (HOLD && k >= a.slots) break;
       float row[kSphereParams];
       const bool valid = k < count;
       std::uint32_t id = kNoKey;
@@ -92,22 +126,36 @@ __global__ void __launch_bounds__(kBlock) interior_kernel(InteriorArgs a) {
         a.ids[i] = valid ? id : a.sentinel;
 #pragma unroll
         for (int c = 0; c < kSphereParams; ++c) a.values[i * kSphereParams + c] = row[c];
-      } else {
-        if (warp_sum_by_key(id, row) && id != kNoKey) {
-          const int j = find(table, listed, id);
-          if (j < 0) {
-            *a.missing = 1u;
-          } else {
+      } else if constexpr (HOLD) {
+        // A lane whose slot changes sphere hands its held row on first (a warp-uniform decision).
+        const bool change = valid && held_id[k] != kNoKey && held_id[k] != id;
+        if (__any_sync(kFullMask, change)) {
+          float out[kSphereParams];
 #pragma unroll
-            for (int c = 0; c < kSphereParams; ++c) part[warp][j][c] += row[c];
+          for (int c = 0; c < kSphereParams; ++c) out[c] = change ? held[k][c] : 0.0f;
+          owned_add(change ? held_id[k] : kNoKey, out);
+          if (change) {
+            held_id[k] = kNoKey;
+#pragma unroll
+            for (int c = 0; c < kSphereParams; ++c) held[k][c] = 0.0f;
           }
         }
-        __syncwarp();  // the next slot's leader of the same sphere may be another lane of this warp
+        if (valid) {
+          held_id[k] = id;
+#pragma unroll
+          for (int c = 0; c < kSphereParams; ++c) held[k][c] += row[c];
+        }
+      } else {
+        owned_add(id, row);
       }
     }
   }
 
   if constexpr (SINK == Sink::Owned) {
+    if constexpr (HOLD) {
+#pragma unroll
+      for (int k = 0; k < kHeldSlots; ++k) owned_add(held_id[k], held[k]);
+    }
     __syncthreads();
     for (int e = threadIdx.x; e < listed * kSphereParams; e += kBlock) {
       const int j = e / kSphereParams, c = e % kSphereParams;
@@ -137,6 +185,7 @@ void launch_interior(Sink sink, const InteriorArgs& a) {
   if (a.settings.soft) {
     launch_as<true, 1>(sink, a);
   } else if (path_depth(a.settings) == 1) {
+    TG_ASSERT(a.slots <= kHeldSlots, "one-vertex samples have at most ", kHeldSlots, " contribution slots");
     launch_as<false, 1>(sink, a);
   } else {
     launch_as<false, kMaxDepth>(sink, a);
