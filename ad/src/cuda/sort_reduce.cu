@@ -7,6 +7,7 @@
 
 #include "kernels.h"
 #include "tilegrad/core/cuda/launch.cuh"
+#include "tilegrad/core/cuda/radix_bits.h"
 
 namespace tilegrad::ad_backend::cuda_impl {
 namespace {
@@ -32,12 +33,6 @@ __global__ void offsets_kernel(const std::uint32_t* sorted_ids, std::size_t n, s
   offsets[p] = static_cast<std::uint32_t>(lo);
 }
 
-int bits_for(std::size_t max_value) {
-  int bits = 1;
-  while (bits < 32 && (std::size_t(1) << bits) <= max_value) ++bits;
-  return bits;
-}
-
 }  // namespace
 
 void sort_records(const std::uint32_t* ids, std::size_t count, std::size_t num_params, const std::uint32_t* payload,
@@ -49,7 +44,7 @@ void sort_records(const std::uint32_t* ids, std::size_t count, std::size_t num_p
     cuda::launch(iota_kernel, count, kBlock, stream, iota, count);
     payload = iota;
   }
-  const int end_bit = bits_for(num_params - 1);  // ids < num_params: higher bits are all zero
+  const int end_bit = cuda::radix_bits(num_params - 1);  // ids < num_params: higher bits are all zero
   const int n = static_cast<int>(count);
   std::size_t temp_bytes = 0;
   TG_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, ids, sorted_ids, payload, sorted_payload, n, 0,

@@ -27,7 +27,7 @@ constexpr int kBlock = kTileSize * kTileSize;
 constexpr int kWarps = kBlock / 32;
 constexpr std::uint32_t kNoKey = 0xFFFFFFFFu;
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
-constexpr int kHeldSlots = 2;  // contribution slots of a one-vertex hard sample (max_involved)
+constexpr int kHeldSlots = 2;  // contribution slots of a one-vertex hard sample (max_involved: always 2)
 
 // Position of id in the ascending table, or -1.
 __device__ inline int find(const std::uint32_t* table, int n, std::uint32_t id) {
@@ -103,7 +103,6 @@ __global__ void __launch_bounds__(kBlock, !SOFT && MAX_DEPTH == 1 ? 2 : 1) inter
     }
 #pragma unroll
     for (int k = 0; k < (HOLD ? kHeldSlots : a.slots); ++k) {  // uniform over the warp: the collective sinks need every lane
-      if (HOLD && k >= a.slots) break;
       float row[kSphereParams];
       const bool valid = k < count;
       std::uint32_t id = kNoKey;
@@ -185,7 +184,7 @@ void launch_interior(Sink sink, const InteriorArgs& a) {
   if (a.settings.soft) {
     launch_as<true, 1>(sink, a);
   } else if (path_depth(a.settings) == 1) {
-    TG_ASSERT(a.slots <= kHeldSlots, "one-vertex samples have at most ", kHeldSlots, " contribution slots");
+    TG_ASSERT(a.slots == kHeldSlots, "one-vertex samples have ", kHeldSlots, " contribution slots (got ", a.slots, ")");
     launch_as<false, 1>(sink, a);
   } else {
     launch_as<false, kMaxDepth>(sink, a);

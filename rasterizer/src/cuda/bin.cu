@@ -15,6 +15,7 @@
 
 #include "cuda/bin.h"
 #include "cuda/common.cuh"
+#include "tilegrad/core/cuda/radix_bits.h"
 
 namespace tilegrad::raster::cuda_backend {
 namespace {
@@ -29,12 +30,6 @@ void run_cub(F&& algorithm) {
   TG_CUDA_CHECK(algorithm(nullptr, bytes));
   Buffer<std::byte> temp(bytes > 0 ? bytes : 1, Device::Cuda);
   TG_CUDA_CHECK(algorithm(static_cast<void*>(temp.data()), bytes));
-}
-
-int bits_for(std::size_t max_value) {
-  int bits = 1;
-  while (bits < 32 && (std::size_t(1) << bits) <= max_value) ++bits;
-  return bits;
 }
 
 struct Touches {
@@ -112,7 +107,7 @@ void bin_instances(DeviceState& s, std::size_t n, const U32* tiles_touched) {
   cuda::launch(emit_kernel, s.visible, kBlock, 0, s.visible, order.data(), first.data(), s.projected.data(), s.grid,
                keys[0].data(), values[0].data());
   cub::DoubleBuffer<U32> k(keys[0].data(), keys[1].data()), v(values[0].data(), values[1].data());
-  const int end_bit = bits_for(tiles - 1);  // tile ids < tiles: higher bits are zero
+  const int end_bit = cuda::radix_bits(tiles - 1);  // tile ids < tiles: higher bits are zero
   run_cub([&](void* temp, std::size_t& bytes) {
     return cub::DeviceRadixSort::SortPairs(temp, bytes, k, v, static_cast<int>(s.instances), 0, end_bit);
   });
