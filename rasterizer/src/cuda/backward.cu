@@ -1,5 +1,7 @@
 // CUDA backward driver: blend backward -> per-Gaussian reduction -> projection backward (one thread per
-// Gaussian, local Jacobians from dual numbers through the forward's own projection and colour code).
+// Gaussian, local Jacobians from dual numbers through the forward's own projection and colour code). The forward
+// state is packed by visible index v (device_state.h): the 2D records (per-Gaussian grad2d, Owned segments) are
+// indexed by v, the parameters and their gradients by the Gaussian index g.
 #include "cuda/backend.h"
 #include "cuda/blend_backward.h"
 #include "cuda/common.cuh"
@@ -23,9 +25,10 @@ struct ProjectBackwardArgs {
   ProjectionCamera cam;
   float blur;
   bool antialiased;
-  const std::uint8_t* clamped;
-  const std::uint32_t* offsets;
-  const float* grad2d;   // per-Gaussian records (Atomic, WarpAggregated, SortReduce), or null:
+  const std::uint32_t *visible_mask, *visible_before;  // v of each Gaussian (visible_index)
+  const std::uint8_t* clamped;                         // [V]
+  const std::uint32_t* offsets;                        // [V + 1]
+  const float* grad2d;   // [V, width] records (Atomic, WarpAggregated, SortReduce), or null:
   const float* partial;  // Owned: per-instance records, long segments already reduced into their first row
   int width;             // floats per record: 9, or 12 with depth and |dL/dmean2d|
   float *g_means, *g_log_scales, *g_quats, *g_logits, *g_sh, *g_colors, *g_mean2d, *g_mean2d_abs;
@@ -46,6 +49,11 @@ __device__ void warp_store(float* dst, std::size_t first_item, std::size_t n, in
   __syncwarp();
 }
 
+// One thread per Gaussian g, not per visible one: every gradient row, zeros included, is written once by the
+// warp's coalesced stores. Zero-filling the gradients first and scattering the visible rows from one thread per
+// visible Gaussian would write those rows twice (all of them when everything is visible, as in training on an
+// object) and scatter them. The visible lanes find their records through v (visible_index: two broadcast loads
+// per warp).
 // Capped at 128 registers (4 blocks of 128 threads per SM): a little L1-resident spilling buys more warps to
 // hide the parameter loads and gradient stores.
 __global__ void __launch_bounds__(kProjectBlock, 4) project_backward_kernel(ProjectBackwardArgs a) {
@@ -55,22 +63,23 @@ __global__ void __launch_bounds__(kProjectBlock, 4) project_backward_kernel(Proj
   float* row = s_stage[threadIdx.x / 32] + cuda::lane_id() * kStageStride;
   const float* rows = s_stage[threadIdx.x / 32];
   const bool valid = g < a.n;
-  const std::uint32_t begin = valid ? a.offsets[g] : 0, instances = valid ? a.offsets[g + 1] - begin : 0;
-  const bool rendered = instances != 0;
+  const VisibleIndex vi = valid ? visible_index(a.visible_mask, a.visible_before, g) : VisibleIndex{false, 0};
+  const bool rendered = vi.visible;  // a visible Gaussian has at least one instance
+  const std::uint32_t v = vi.v;
   const int width = a.width;
   float rec[kGrad2dWidth];
 #pragma unroll
   for (int c = 0; c < kGrad2dWidth; ++c) rec[c] = 0.0f;
   if (rendered) {
     if (a.grad2d) {
-      const float* src = a.grad2d + g * width;
+      const float* src = a.grad2d + std::size_t(v) * width;
 #pragma unroll
       for (int c = 0; c < kGrad2dWidth; ++c)
         if (c < width) rec[c] = src[c];
     } else {
       // The first row holds the segment's sum (a single record is its own): exact::sum of one value gives the
       // same bits as the segmented sum would (zeros as +0).
-      const float* first_row = a.partial + std::size_t(begin) * width;
+      const float* first_row = a.partial + std::size_t(a.offsets[v]) * width;
 #pragma unroll
       for (int c = 0; c < kGrad2dWidth; ++c)
         if (c < width) rec[c] = exact::sum([&](std::uint32_t) { return first_row[c]; }, 1);
@@ -92,7 +101,7 @@ __global__ void __launch_bounds__(kProjectBlock, 4) project_backward_kernel(Proj
   } else {
     for (int c = 0; c < k_total; ++c) row[c] = 0.0f;  // inactive bands and Gaussians not rendered
     if (rendered)
-      sh_color_vjp(a.active_degree, a.sh + g * k_total, mean, a.cam.position, a.clamped[g], rec + kGradColor, pg.mean,
+      sh_color_vjp(a.active_degree, a.sh + g * k_total, mean, a.cam.position, a.clamped[v], rec + kGradColor, pg.mean,
                    row);
     warp_store(a.g_sh, first, a.n, k_total, rows);
   }
@@ -137,7 +146,7 @@ void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dima
   const Accumulation accumulation = settings.accumulation;
   // Records carry depth and |dL/dmean2d| only when something needs them.
   const int width = (dl_ddepth || settings.absolute_mean2d) ? kGrad2dWidth : 9;
-  const std::size_t n = g.count;
+  const std::size_t n = g.count, visible = s.visible;
   const int stored_k = sh_coefficients(g.sh_degree);
   const bool colors = !g.colors.empty();
   grads.means = Buffer<float>(n * 3, Device::Cuda);
@@ -151,11 +160,11 @@ void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dima
   StageClock clock(times != nullptr);
 
   const bool records = accumulation == Accumulation::Owned || accumulation == Accumulation::SortReduce;
-  // Per-Gaussian records: the atomic targets, or SortReduce's output; Owned needs none.
+  // Per-Gaussian records of the visible Gaussians: the atomic targets, or SortReduce's output; Owned needs none.
   float* grad2d = nullptr;
   if (accumulation != Accumulation::Owned) {
-    grad2d = ws.slot<float>(kGrad2d, n * width);
-    TG_CUDA_CHECK(cudaMemsetAsync(grad2d, 0, n * width * sizeof(float)));
+    grad2d = ws.slot<float>(kGrad2d, visible * width);
+    if (visible > 0) TG_CUDA_CHECK(cudaMemsetAsync(grad2d, 0, visible * width * sizeof(float)));
   }
   Buffer<float> partial_buffer(records ? s.instances * width : 0, Device::Cuda);  // freed after the call
   float* partial = partial_buffer.data();
@@ -180,15 +189,15 @@ void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dima
   if (records && s.instances > 0) {
     const View<float> values(partial, s.instances * width, Device::Cuda);
     if (accumulation == Accumulation::Owned) {
-      // The forward's binning laid out each Gaussian's instances contiguously: its offsets are the segments.
-      acc.reduce_segments_in_place(values, width, View<const std::uint32_t>(s.offsets.data(), n + 1, Device::Cuda),
-                                   kReducedFrom);
+      // The forward laid out each visible Gaussian's instance slots contiguously: its offsets are the segments.
+      const View<const std::uint32_t> segments(s.offsets.data(), visible + 1, Device::Cuda);
+      acc.reduce_segments_in_place(values, width, segments, kReducedFrom);
     } else {
       Contributions in;
       in.values = values;
       in.width = width;
       in.ids = View<const std::uint32_t>(s.sorted_gaussians.data(), s.instances, Device::Cuda);
-      acc.accumulate(Accumulation::SortReduce, in, View<float>(grad2d, n * width, Device::Cuda), {false});
+      acc.accumulate(Accumulation::SortReduce, in, View<float>(grad2d, visible * width, Device::Cuda), {false});
     }
   }
   clock.mark();
@@ -205,6 +214,8 @@ void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dima
                          s.camera,
                          s.settings.blur,
                          s.settings.antialiased,
+                         s.visible_mask.data(),
+                         s.visible_before.data(),
                          s.clamped.data(),
                          s.offsets.data(),
                          grad2d,

@@ -1,17 +1,17 @@
-// CUDA binning in two short sorts. The reference order (cpu::bin) sorts every instance by the 8-byte key
-// tile << 32 | depth bits, stably over the Gaussian-major instance list. Here:
-//   1. the visible Gaussians (ascending index) are sorted stably by their depth bits: 4-byte keys, one per
+// CUDA binning in two short sorts, over the packed visible Gaussians v = 0..V-1 (device_state.h). The reference
+// order (cpu::bin) sorts every instance by the 8-byte key tile << 32 | depth bits, stably over the Gaussian-major
+// instance list. Here:
+//   1. the visible Gaussians (ascending v) are sorted stably by their depth bits: 4-byte keys, one per visible
 //      Gaussian, not one per instance;
 //   2. their instances are emitted in that order, keyed by the tile id alone;
 //   3. a stable sort on the tile bits (13 at 1920x1080: 2 radix passes, where the 45-bit key needed 6).
-// A stable sort by tile of a list in (depth, index) order is in (tile, depth, index) order: the reference
-// order, with 4-byte keys. Both sorts run on CUB double buffers (no copy of the result), so the instances
-// cost 16 bytes each during binning, and the stage's scratch is freed before the blend allocates its images.
+// A stable sort by tile of a list in (depth, v) order is in (tile, depth, v) order, and v orders like the
+// Gaussian index: the reference order, with 4-byte keys. Both sorts run on CUB double buffers (no copy of the
+// result), so the instances cost 16 bytes each during binning, and the stage's scratch is freed before the blend
+// allocates its images.
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
-#include <cub/device/device_select.cuh>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/permutation_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include "cuda/bin.h"
 #include "cuda/common.cuh"
@@ -32,29 +32,33 @@ void run_cub(F&& algorithm) {
   TG_CUDA_CHECK(algorithm(static_cast<void*>(temp.data()), bytes));
 }
 
-struct Touches {
-  const U32* tiles_touched;
-  __device__ bool operator()(U32 g) const { return tiles_touched[g] != 0; }
-};
-
-__global__ void depth_keys_kernel(std::size_t count, const U32* ids, const float* proj, U32* keys) {
-  const std::size_t i = global_thread();
-  if (i < count) keys[i] = depth_bits(proj[std::size_t(ids[i]) * kProjWidth + cpu::kDepth]);
+// Depth keys of the visible Gaussians, with their visible indices as the values that travel with them.
+__global__ void depth_keys_kernel(std::size_t count, const float* proj, U32* keys, U32* ids) {
+  const std::size_t v = global_thread();
+  if (v >= count) return;
+  keys[v] = depth_bits(proj[v * kProjWidth + cpu::kDepth]);
+  ids[v] = static_cast<U32>(v);
 }
 
-// The i-th Gaussian front to back writes its instances from first[i] on: key = tile, value = Gaussian, its
+// Instances of visible Gaussian v: the length of its slot range.
+struct SlotCount {
+  const U32* offsets;
+  __device__ U32 operator()(U32 v) const { return offsets[v + 1] - offsets[v]; }
+};
+
+// The i-th visible Gaussian front to back writes its instances from first[i] on: key = tile, value = v, its
 // rectangle in row-major order (backward recomputes the instance slot from the tile and the rectangle).
 __global__ void emit_kernel(std::size_t count, const U32* order, const U32* first, const float* proj, TileGrid grid,
-                            U32* tiles, U32* gaussians) {
+                            U32* tiles, U32* visible) {
   const std::size_t i = global_thread();
   if (i >= count) return;
-  const U32 g = order[i];
-  const TileRect rect = cpu::record_tiles(proj + std::size_t(g) * kProjWidth, grid);
+  const U32 v = order[i];
+  const TileRect rect = cpu::record_tiles(proj + std::size_t(v) * kProjWidth, grid);
   std::size_t out = first[i];
   for (int ty = rect.y0; ty < rect.y1; ++ty)
     for (int tx = rect.x0; tx < rect.x1; ++tx, ++out) {
       tiles[out] = static_cast<U32>(ty * grid.tiles_x + tx);
-      gaussians[out] = g;
+      visible[out] = v;
     }
 }
 
@@ -70,25 +74,21 @@ __global__ void tile_start_kernel(const U32* sorted_tiles, std::size_t count, in
   tile_start[t] = static_cast<U32>(lo);
 }
 
-// The visible Gaussians front to back (ties by index).
-Buffer<U32> depth_order(const DeviceState& s, std::size_t n, const U32* tiles_touched) {
-  const int visible = static_cast<int>(s.visible);
+// The visible Gaussians front to back (ties by v, that is by Gaussian index).
+Buffer<U32> depth_order(const DeviceState& s) {
   Buffer<U32> ids[2] = {Buffer<U32>(s.visible, Device::Cuda), Buffer<U32>(s.visible, Device::Cuda)};
   Buffer<U32> keys[2] = {Buffer<U32>(s.visible, Device::Cuda), Buffer<U32>(s.visible, Device::Cuda)};
-  Buffer<U32> selected(1, Device::Cuda);
-  run_cub([&](void* temp, std::size_t& bytes) {
-    return cub::DeviceSelect::If(temp, bytes, thrust::counting_iterator<U32>(0), ids[0].data(), selected.data(),
-                                 static_cast<int>(n), Touches{tiles_touched});
-  });
-  cuda::launch(depth_keys_kernel, s.visible, kBlock, 0, s.visible, ids[0].data(), s.projected.data(), keys[0].data());
+  cuda::launch(depth_keys_kernel, s.visible, kBlock, 0, s.visible, s.projected.data(), keys[0].data(), ids[0].data());
   cub::DoubleBuffer<U32> k(keys[0].data(), keys[1].data()), v(ids[0].data(), ids[1].data());
-  run_cub([&](void* temp, std::size_t& bytes) { return cub::DeviceRadixSort::SortPairs(temp, bytes, k, v, visible); });
+  run_cub([&](void* temp, std::size_t& bytes) {
+    return cub::DeviceRadixSort::SortPairs(temp, bytes, k, v, static_cast<int>(s.visible));
+  });
   return std::move(ids[v.selector]);
 }
 
 }  // namespace
 
-void bin_instances(DeviceState& s, std::size_t n, const U32* tiles_touched) {
+void bin_instances(DeviceState& s) {
   const std::size_t tiles = std::size_t(s.grid.count());
   s.tile_start = Buffer<U32>(tiles + 1, Device::Cuda);
   if (s.instances == 0) {
@@ -96,9 +96,9 @@ void bin_instances(DeviceState& s, std::size_t n, const U32* tiles_touched) {
     TG_CUDA_CHECK(cudaMemsetAsync(s.tile_start.data(), 0, sizeof(U32) * (tiles + 1)));
     return;
   }
-  const Buffer<U32> order = depth_order(s, n, tiles_touched);
+  const Buffer<U32> order = depth_order(s);
   Buffer<U32> first(s.visible, Device::Cuda);
-  const auto counts_in_order = thrust::make_permutation_iterator(tiles_touched, order.data());
+  const auto counts_in_order = thrust::make_transform_iterator(order.data(), SlotCount{s.offsets.data()});
   run_cub([&](void* temp, std::size_t& bytes) {
     return cub::DeviceScan::ExclusiveSum(temp, bytes, counts_in_order, first.data(), static_cast<int>(s.visible));
   });

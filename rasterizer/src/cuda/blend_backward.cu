@@ -1,6 +1,7 @@
 // CUDA blend backward: one block per tile band (see TileBand), one thread per pixel, back to front from the
 // band's last contributor. Each (pixel, instance) pair yields the 12-float gradient record of
-// projection_backward.h, which reaches the Gaussians by one of three routes:
+// projection_backward.h, which reaches the Gaussians (by visible index v: the forward state is packed, see
+// device_state.h) by one of three routes:
 //   Atomic          - every pixel atomically adds its record to the Gaussian (the original 3DGS scheme);
 //   WarpAggregated  - the warp sums its pixels' records, one lane per component adds atomically (the gsplat
 //                     scheme);
@@ -24,22 +25,22 @@ constexpr int batch_for() {
 }
 constexpr unsigned kFull = 0xFFFFFFFFu;
 
-// The slot of Gaussian g's instance in tile `tile`: its offset plus the tile's row-major index in g's rectangle
-// (the layout emit_kernel produced, from the same record values).
-__device__ inline std::uint32_t instance_slot(const BlendBackwardArgs& a, std::uint32_t g, int tile) {
-  const float* r = a.proj + std::size_t(g) * kProjWidth;
+// The slot of visible Gaussian v's instance in tile `tile`: its offset plus the tile's row-major index in v's
+// rectangle (the layout of the forward's slots, from the same record values).
+__device__ inline std::uint32_t instance_slot(const BlendBackwardArgs& a, std::uint32_t v, int tile) {
+  const float* r = a.proj + std::size_t(v) * kProjWidth;
   const TileRect rect = cpu::record_tiles(r, a.grid);
   const int tx = tile % a.grid.tiles_x, ty = tile / a.grid.tiles_x;
-  return a.offsets[g] + std::uint32_t((ty - rect.y0) * (rect.x1 - rect.x0) + (tx - rect.x0));
+  return a.offsets[v] + std::uint32_t((ty - rect.y0) * (rect.x1 - rect.x0) + (tx - rect.x0));
 }
 
 // Owned records go to the instance's slot; SortReduce records stay in tile-sorted order (their ids are the
-// sorted Gaussians). Record modes run whole tiles (one record per instance).
+// sorted visible indices). Record modes run whole tiles (one record per instance).
 template <Accumulation MODE, int PARTS>
-__device__ inline std::uint32_t record_row(const BlendBackwardArgs& a, std::uint32_t entry, std::uint32_t g,
+__device__ inline std::uint32_t record_row(const BlendBackwardArgs& a, std::uint32_t entry, std::uint32_t v,
                                            const TileBand<PARTS>& band) {
   static_assert(PARTS == 1, "records are written per whole tile");
-  return MODE == Accumulation::Owned ? instance_slot(a, g, band.tile) : entry;
+  return MODE == Accumulation::Owned ? instance_slot(a, v, band.tile) : entry;
 }
 
 // One pixel's walk from back to front: its fixed loss gradients and what it has passed so far.
@@ -100,7 +101,7 @@ __global__ void __launch_bounds__(kTilePixels / PARTS) blend_backward_kernel(Ble
   __shared__ Splat<float> s_splat[kBatch];
   __shared__ float4 s_color_depth[kBatch];
   __shared__ std::uint32_t s_slot[kBatch];
-  __shared__ std::uint32_t s_gaussian[kBatch];
+  __shared__ std::uint32_t s_visible[kBatch];  // visible index of each staged instance
   constexpr bool kRecords = MODE == Accumulation::Owned || MODE == Accumulation::SortReduce;
   __shared__ float s_partial[kRecords ? kBatch * kWarps * W : 1];
   __shared__ std::uint32_t s_warp_max[kWarps];
@@ -151,12 +152,12 @@ __global__ void __launch_bounds__(kTilePixels / PARTS) blend_backward_kernel(Ble
     __syncthreads();
     for (int t = threadIdx.x; t < count; t += kThreads) {  // s_*[t] holds entry batch_end - 1 - t: back to front
       const std::uint32_t e = batch_end - 1 - t;
-      const std::uint32_t g = a.sorted_gaussians[e];
-      const float* r = a.proj + std::size_t(g) * kProjWidth;
+      const std::uint32_t visible = a.sorted_gaussians[e];
+      const float* r = a.proj + std::size_t(visible) * kProjWidth;
       s_splat[t] = splat_of(r);
       s_color_depth[t] = make_float4(r[cpu::kRed], r[cpu::kGreen], r[cpu::kBlue], r[cpu::kDepth]);
-      if constexpr (kRecords) s_slot[t] = record_row<MODE>(a, e, g, band);
-      s_gaussian[t] = g;
+      if constexpr (kRecords) s_slot[t] = record_row<MODE>(a, e, visible, band);
+      s_visible[t] = visible;
     }
     __syncthreads();
     for (int j0 = 0; j0 < count; j0 += kGroup) {
@@ -172,7 +173,7 @@ __global__ void __launch_bounds__(kTilePixels / PARTS) blend_backward_kernel(Ble
       }
       if constexpr (MODE == Accumulation::Atomic) {
         if (active) {
-          float* dst = a.grad2d + std::size_t(s_gaussian[j0]) * W;
+          float* dst = a.grad2d + std::size_t(s_visible[j0]) * W;
 #pragma unroll
           for (int c = 0; c < W; ++c) atomicAdd(dst + c, v[c]);
         }
@@ -183,7 +184,7 @@ __global__ void __launch_bounds__(kTilePixels / PARTS) blend_backward_kernel(Ble
             any ? cuda::warp_reduce_scatter(v) : cuda::LaneSum{0.0f, lane, lane < kGroup * W};
         const int j = j0 + sum.index / W, c = sum.index % W;
         if constexpr (MODE == Accumulation::WarpAggregated) {
-          if (any && sum.owner && j < count) atomicAdd(a.grad2d + std::size_t(s_gaussian[j]) * W + c, sum.value);
+          if (any && sum.owner && j < count) atomicAdd(a.grad2d + std::size_t(s_visible[j]) * W + c, sum.value);
         } else if (sum.owner && j < count) {  // records: zeros when the warp had nothing
           s_partial[(j * kWarps + warp) * W + c] = sum.value;
         }

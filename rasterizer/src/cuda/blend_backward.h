@@ -12,15 +12,16 @@ struct BlendBackwardArgs {
   TileGrid grid;
   Thresholds thresholds;
   float background[3];
-  const float* proj;
+  // The forward's packed state (device_state.h): records, instance slots and grad2d rows by visible index v.
+  const float* proj;  // [V, kProjWidth]
   const std::uint32_t *tile_start, *sorted_gaussians, *offsets, *contributors;
   const float* final_transmittance;
   const float *dl_dimage, *dl_dalpha, *dl_ddepth;  // alpha and depth may be null
-  float* grad2d;   // Atomic / WarpAggregated: [N, width], zeroed by the caller
+  float* grad2d;   // Atomic / WarpAggregated: [V, width], zeroed by the caller
   float* partial;  // Owned: [instances, width] in slot order; SortReduce: in tile-sorted order; every row written
 };
 
-// Owned and SortReduce both produce per-instance records (SortReduce then sorts them by Gaussian id).
+// Owned and SortReduce both produce per-instance records (SortReduce then sorts them by visible index).
 // width: 9 (mean2d, conic, opacity, colour) or 12 (plus depth and |dL/dmean2d|); records and grad2d rows use it.
 void launch_blend_backward(Accumulation mode, int width, const BlendBackwardArgs& args, int tiles);
 

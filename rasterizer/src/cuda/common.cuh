@@ -1,8 +1,9 @@
-// Internal helpers of the CUDA rasterizer: the packed projection record, tile bands, stage timing with CUDA
-// events.
+// Internal helpers of the CUDA rasterizer: the packed projection record, the visible index of a Gaussian, tile
+// bands, stage timing with CUDA events.
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <type_traits>
 
 #include "cpu/pipeline.h"
@@ -19,6 +20,17 @@ constexpr unsigned kBlock = 256;
 // The splat part of a projection record.
 __device__ inline Splat<float> splat_of(const float* r) {
   return {r[cpu::kU], r[cpu::kV], r[cpu::kA], r[cpu::kB], r[cpu::kC], r[cpu::kOpacity]};
+}
+
+// The visible index v of Gaussian g (see device_state.h): the visible Gaussians in the words before g's, plus the
+// set bits below g in its word. `visible` is false for culled Gaussians (v is then the next visible one's).
+struct VisibleIndex {
+  bool visible;
+  std::uint32_t v;
+};
+__device__ inline VisibleIndex visible_index(const std::uint32_t* mask, const std::uint32_t* before, std::size_t g) {
+  const std::uint32_t word = mask[g / 32], bit = 1u << (g % 32);
+  return {(word & bit) != 0, before[g / 32] + std::uint32_t(__popc(word & (bit - 1)))};
 }
 
 // Small images have too few tiles to fill the GPU, and their heaviest tiles (every splat of a dense object

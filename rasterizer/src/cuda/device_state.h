@@ -1,4 +1,11 @@
 // Internal: the forward state kept on the GPU for the backward (plain C++: no CUDA headers).
+//
+// Per-Gaussian state is packed: only the V visible Gaussians (finite record, at least one tile) keep one,
+// numbered v = 0..V-1 in ascending Gaussian index. Ties in depth are ordered by v, which orders like the index,
+// so instances sort by (tile, depth, Gaussian index) exactly as with one record per Gaussian, and images and
+// gradients keep their bits. Of the N Gaussians only two bits each remain: the visibility mask and the count of
+// visible Gaussians before each of its words, from which the backward finds v for every Gaussian g
+// (visible_index in common.cuh).
 #pragma once
 #include <cstdint>
 
@@ -14,11 +21,13 @@ struct DeviceState {
   TileGrid grid{};
   RasterSettings settings{};
   int active_degree = 0;
-  std::size_t instances = 0, visible = 0;
-  Buffer<float> projected;                     // [N, kProjWidth] (layout of cpu::Proj)
-  Buffer<std::uint8_t> clamped;                // [N]
-  Buffer<std::uint32_t> offsets;               // [N + 1] instance slots of each Gaussian
-  Buffer<std::uint32_t> sorted_gaussians;      // [I] Gaussian of each tile-sorted instance
+  std::size_t instances = 0, visible = 0;      // I, V
+  Buffer<std::uint32_t> visible_mask;          // [ceil(N / 32)] bit g % 32 of word g / 32: Gaussian g is visible
+  Buffer<std::uint32_t> visible_before;        // [ceil(N / 32) + 1] visible Gaussians in the words before; last: V
+  Buffer<float> projected;                     // [V, kProjWidth] (layout of cpu::Proj)
+  Buffer<std::uint8_t> clamped;                // [V]
+  Buffer<std::uint32_t> offsets;               // [V + 1] instance slots of each visible Gaussian
+  Buffer<std::uint32_t> sorted_gaussians;      // [I] visible index v of each tile-sorted instance
   Buffer<std::uint32_t> tile_start;            // [tiles + 1]
   Buffer<std::uint32_t> contributors;          // [H * W]
   Buffer<float> final_transmittance;           // [H * W]

@@ -1,7 +1,16 @@
-// CUDA forward: project (one thread per Gaussian) -> bin (prefix sum of instance slots; the tile sort is in
-// bin.cu) -> blend (one block per 16x16 tile, one thread per pixel, Gaussians staged
-// through shared memory in batches, front to back). One device-to-host read per frame: the instance count.
+// CUDA forward: project -> bin (prefix sum of instance slots; the tile sort is in bin.cu) -> blend (one block per
+// 16x16 tile, one thread per pixel, Gaussians staged through shared memory in batches, front to back).
+// The per-Gaussian state is packed (device_state.h), so projection takes two passes:
+//   1. one thread per Gaussian decides visibility and stores one bit of it (a ballot word per warp), adding its
+//      tiles to the instance count; a scan of the words' bit counts numbers the visible Gaussians v in index
+//      order. One device-to-host read per frame (the visible and instance counts) sizes the packed buffers;
+//   2. one thread per visible Gaussian repeats its projection and writes the record and tile count at v; a scan
+//      of the tile counts gives each visible Gaussian its instance slots.
+// Repeating the visible projections is cheaper than keeping a record for every Gaussian: on large scenes most
+// Gaussians are culled, and their records were most of the forward's memory.
 #include <cub/device/device_scan.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include "cuda/backend.h"
 #include "cuda/bin.h"
@@ -13,60 +22,112 @@ namespace tilegrad::raster::cuda_backend {
 namespace {
 
 using cuda::global_thread;
-enum WorkspaceSlot : std::size_t { kTilesTouched = 0, kScanTemp, kCounts };
+using U32 = std::uint32_t;
+enum WorkspaceSlot : std::size_t { kScanTemp = 0, kCounts };
 
 struct ProjectArgs {
-  std::size_t n;
+  std::size_t n;  // threads: Gaussians (pass 1) or visible Gaussians (pass 2)
   int stored_k, active_degree;
   const float *means, *log_scales, *quats, *logits, *sh, *colors;
   ProjectionCamera cam;
   TileGrid grid;
   float blur, extent, min_alpha;
   bool antialiased;
+  // Pass 1, one thread per Gaussian: visibility bits and the instance count.
+  U32* visible_mask;  // [ceil(N / 32)]
+  U32* instances;
+  // Pass 2, one thread per visible Gaussian v (ids non-null): its record at v.
+  const U32* ids;  // [V] Gaussian of each visible index
   float* proj;
   std::uint8_t* clamped;
-  std::uint32_t* tiles_touched;
-  std::uint32_t* visible;  // count of Gaussians with at least one tile
+  U32* tiles;  // [V] tiles touched
 };
 
-__device__ bool project_one(const ProjectArgs& a, std::size_t g) {
-  a.tiles_touched[g] = 0;
+// Gaussian g's record, colour-clamp mask and tile count; 0 tiles when it is culled (behind the near plane or
+// beyond the far one, degenerate, non-finite record from NaN or infinite parameters, no tile).
+struct Projection {
+  float rec[kProjWidth];
+  std::uint8_t mask;
+  int tiles;
+};
+
+__device__ Projection project_one(const ProjectArgs& a, std::size_t g) {
+  Projection p{};
   const Vec3<float> mean{{a.means[3 * g], a.means[3 * g + 1], a.means[3 * g + 2]}};
   const Vec3<float> log_scale{{a.log_scales[3 * g], a.log_scales[3 * g + 1], a.log_scales[3 * g + 2]}};
   const Vec4<float> quat{{a.quats[4 * g], a.quats[4 * g + 1], a.quats[4 * g + 2], a.quats[4 * g + 3]}};
   const Projected<float> pr = project_gaussian(mean, log_scale, quat, a.logits[g], a.cam, a.blur, a.antialiased);
-  if (!pr.valid) return false;
+  if (!pr.valid) return p;
   const Extents ext =
       footprint_extents(pr.cov2d[0], pr.cov2d[1], pr.cov2d[2], pr.opacity, a.extent, a.min_alpha);
-  std::uint8_t mask = 0;
   Vec3<float> rgb;
   if (a.colors) {
     rgb = {{a.colors[3 * g], a.colors[3 * g + 1], a.colors[3 * g + 2]}};
   } else {
-    rgb = sh_color(a.active_degree, a.sh + g * a.stored_k * 3, mean, a.cam.position, mask);
+    rgb = sh_color(a.active_degree, a.sh + g * a.stored_k * 3, mean, a.cam.position, p.mask);
   }
-  float rec[kProjWidth] = {pr.mean2d[0], pr.mean2d[1], pr.conic[0], pr.conic[1], pr.conic[2], pr.opacity,
-                           rgb[0],       rgb[1],       rgb[2],      pr.depth,    ext.x,   ext.y};
+  const float rec[kProjWidth] = {pr.mean2d[0], pr.mean2d[1], pr.conic[0], pr.conic[1], pr.conic[2], pr.opacity,
+                                 rgb[0],       rgb[1],       rgb[2],      pr.depth,    ext.x,   ext.y};
   bool finite = true;
 #pragma unroll
   for (int c = 0; c < kProjWidth; ++c) finite = finite && isfinite(rec[c]);
-  if (!finite) return false;  // NaN or infinite parameters are culled
-  const int area = cpu::record_tiles(rec, a.grid).area();
-  if (area == 0) return false;
-  float* out = a.proj + g * kProjWidth;
+  if (!finite) return p;  // NaN or infinite parameters are culled
+  p.tiles = cpu::record_tiles(rec, a.grid).area();
 #pragma unroll
-  for (int c = 0; c < kProjWidth; ++c) out[c] = rec[c];
-  a.clamped[g] = mask;
-  a.tiles_touched[g] = static_cast<std::uint32_t>(area);
-  return true;
+  for (int c = 0; c < kProjWidth; ++c) p.rec[c] = rec[c];
+  return p;
 }
 
+// Both passes run this one kernel, through one call of project_one: pass 2 repeats pass 1's arithmetic in the
+// same compiled code, so it keeps every Gaussian pass 1 kept, with the same tile counts; the instance count read
+// after pass 1 sizes the buffers that pass 2's slots index.
 __global__ void project_kernel(ProjectArgs a) {
+  const std::size_t i = global_thread();
+  const bool valid = i < a.n, store = a.ids != nullptr;
+  Projection p{};
+  if (valid) p = project_one(a, store ? a.ids[i] : i);
+  if (store) {
+    if (!valid) return;
+    float* out = a.proj + i * kProjWidth;
+#pragma unroll
+    for (int c = 0; c < kProjWidth; ++c) out[c] = p.rec[c];
+    a.clamped[i] = p.mask;
+    a.tiles[i] = static_cast<U32>(p.tiles);
+    return;
+  }
+  // One visibility word per warp (warps start at multiples of 32) and one integer atomic per warp for the
+  // instance count: exact, so the same on every run.
+  const unsigned votes = __ballot_sync(0xFFFFFFFFu, p.tiles != 0);
+  const unsigned tiles = __reduce_add_sync(0xFFFFFFFFu, static_cast<unsigned>(p.tiles));
+  if (cuda::lane_id() == 0 && valid) {
+    a.visible_mask[i / 32] = votes;
+    if (tiles) atomicAdd(a.instances, tiles);
+  }
+}
+
+// Visible Gaussians in visibility word w; 0 past the last word (the scan's extra element gives V).
+struct WordCount {
+  const U32* mask;
+  std::size_t words;
+  __device__ U32 operator()(U32 w) const { return w < words ? U32(__popc(mask[w])) : 0u; }
+};
+
+// ids[v] = the Gaussian with visible index v.
+__global__ void visible_ids_kernel(std::size_t n, const U32* mask, const U32* before, U32* ids) {
   const std::size_t g = global_thread();
-  const bool visible = g < a.n && project_one(a, g);
-  // The visible count is a statistic for reports; one integer atomic per warp.
-  const unsigned votes = __ballot_sync(0xFFFFFFFFu, visible);
-  if (cuda::lane_id() == 0 && votes) atomicAdd(a.visible, __popc(votes));
+  if (g >= n) return;
+  const VisibleIndex vi = visible_index(mask, before, g);
+  if (vi.visible) ids[vi.v] = static_cast<U32>(g);
+}
+
+// Exclusive sum of count values from `in` into `out` (may be `in`), with temporary storage in workspace slot
+// kScanTemp.
+template <class In>
+void exclusive_sum(In in, U32* out, std::size_t count, Workspace& ws) {
+  std::size_t bytes = 0;
+  TG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, static_cast<int>(count)));
+  TG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(ws.slot<std::byte>(kScanTemp, bytes), bytes, in, out,
+                                              static_cast<int>(count)));
 }
 
 struct BlendArgs {
@@ -133,14 +194,10 @@ __global__ void __launch_bounds__(kTilePixels / PARTS) blend_kernel(BlendArgs a)
 }  // namespace
 
 void forward(const GaussiansView& g, DeviceState& s, ForwardOutput& out, Workspace& ws, StageTimes* times) {
-  const std::size_t n = g.count;
+  const std::size_t n = g.count, words = (n + 31) / 32;
   const std::size_t pixels = std::size_t(s.grid.width) * s.grid.height;
-  s.projected = Buffer<float>(n * kProjWidth, Device::Cuda);
-  s.clamped = Buffer<std::uint8_t>(n, Device::Cuda);
-  s.offsets = Buffer<std::uint32_t>(n + 1, Device::Cuda);
   StageClock clock(times != nullptr);
 
-  auto* tiles_touched = ws.slot<std::uint32_t>(kTilesTouched, n + 1);
   ProjectArgs pa{n,
                  sh_coefficients(g.sh_degree),
                  s.active_degree,
@@ -156,29 +213,50 @@ void forward(const GaussiansView& g, DeviceState& s, ForwardOutput& out, Workspa
                  s.settings.thresholds.extent_sigmas,
                  s.settings.thresholds.min_alpha,
                  s.settings.antialiased,
-                 s.projected.data(),
-                 s.clamped.data(),
-                 tiles_touched,
+                 nullptr,
+                 nullptr,
+                 nullptr,
+                 nullptr,
+                 nullptr,
                  nullptr};
-  auto* counts = ws.slot<std::uint32_t>(kCounts, 2);  // {visible, instances}
-  pa.visible = counts;
-  TG_CUDA_CHECK(cudaMemsetAsync(counts, 0, 2 * sizeof(std::uint32_t)));
+  // Pass 1 over all Gaussians, then their visible indices (the extra last element of the scan gives V).
+  s.visible_mask = Buffer<U32>(words, Device::Cuda);
+  s.visible_before = Buffer<U32>(words + 1, Device::Cuda);
+  auto* counts = ws.slot<U32>(kCounts, 2);  // {visible, instances}
+  TG_CUDA_CHECK(cudaMemsetAsync(counts, 0, 2 * sizeof(U32)));
+  pa.visible_mask = s.visible_mask.data();
+  pa.instances = counts + 1;
   cuda::launch(project_kernel, n, kBlock, 0, pa);
+  exclusive_sum(thrust::make_transform_iterator(thrust::counting_iterator<U32>(0), WordCount{pa.visible_mask, words}),
+                s.visible_before.data(), words + 1, ws);
+  TG_CUDA_CHECK(cudaMemcpyAsync(counts, s.visible_before.data() + words, sizeof(U32), cudaMemcpyDeviceToDevice));
+  U32 host_counts[2] = {0, 0};
+  TG_CUDA_CHECK(cudaMemcpy(host_counts, counts, sizeof(host_counts), cudaMemcpyDeviceToHost));
+  s.visible = host_counts[0];
+  s.instances = host_counts[1];
+
+  // Pass 2 over the visible Gaussians: records and tile counts at v.
+  const std::size_t visible = s.visible;
+  s.projected = Buffer<float>(visible * kProjWidth, Device::Cuda);
+  s.clamped = Buffer<std::uint8_t>(visible, Device::Cuda);
+  s.offsets = Buffer<U32>(visible + 1, Device::Cuda);
+  if (visible > 0) {
+    Buffer<U32> ids(visible, Device::Cuda);  // needed by this pass only
+    cuda::launch(visible_ids_kernel, n, kBlock, 0, n, pa.visible_mask, s.visible_before.data(), ids.data());
+    pa.n = visible;
+    pa.ids = ids.data();
+    pa.proj = s.projected.data();
+    pa.clamped = s.clamped.data();
+    pa.tiles = s.offsets.data();
+    cuda::launch(project_kernel, visible, kBlock, 0, pa);
+  }
   clock.mark();
 
-  // Instance slots: exclusive scan of tiles touched (the extra last element gives the total).
-  TG_CUDA_CHECK(cudaMemsetAsync(tiles_touched + n, 0, sizeof(std::uint32_t)));
-  std::size_t scan_bytes = 0;
-  TG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, tiles_touched, s.offsets.data(), int(n + 1)));
-  TG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(ws.slot<std::byte>(kScanTemp, scan_bytes), scan_bytes, tiles_touched,
-                                              s.offsets.data(), int(n + 1)));
-  TG_CUDA_CHECK(cudaMemcpyAsync(counts + 1, s.offsets.data() + n, sizeof(std::uint32_t), cudaMemcpyDeviceToDevice));
-  std::uint32_t host_counts[2] = {0, 0};
-  TG_CUDA_CHECK(cudaMemcpy(host_counts, counts, sizeof(host_counts), cudaMemcpyDeviceToHost));
-  const std::uint32_t instances = host_counts[1];
-  s.instances = instances;
-  s.visible = host_counts[0];
-  bin_instances(s, n, tiles_touched);
+  // Instance slots: exclusive scan of the tile counts in place (the extra last element gives I, which pass 1
+  // counted already).
+  TG_CUDA_CHECK(cudaMemsetAsync(s.offsets.data() + visible, 0, sizeof(U32)));
+  if (visible > 0) exclusive_sum(s.offsets.data(), s.offsets.data(), visible + 1, ws);
+  bin_instances(s);
   clock.mark();
 
   // The per-pixel outputs are allocated once the binning's scratch is gone: the forward's peak is the larger
