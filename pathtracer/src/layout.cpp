@@ -189,8 +189,8 @@ OwnedLayout owned_layout(const TileTables& tiles, EdgeLayout& edges, std::size_t
   std::vector<std::uint64_t> rows_of(n, 0);
   for (std::uint32_t id : tiles.ids) ++rows_of[id];
   for (const EdgeCurve& c : edges.curves) {
-    rows_of[c.a] += c.count;
-    if (c.b >= 0) rows_of[c.b] += c.count;
+    rows_of[c.a] += edge_chunks(c);
+    if (c.b >= 0) rows_of[c.b] += edge_chunks(c);
   }
   o.segments.assign(n + 1, 0);
   std::uint64_t rows = 0;
@@ -199,16 +199,16 @@ OwnedLayout owned_layout(const TileTables& tiles, EdgeLayout& edges, std::size_t
     TG_CHECK_ARG(rows < (std::uint64_t(1) << 31), "Owned layout: more than 2^31 partial rows");
     o.segments[s + 1] = static_cast<std::uint32_t>(rows);
   }
-  // Each segment: tile partials in tile order, then the curves' samples in curve order.
+  // Each segment: tile partials in tile order, then the curves' sample chunks in curve order.
   std::vector<std::uint32_t> cursor(o.segments.begin(), o.segments.end() - 1);
   o.pair_slot.resize(tiles.ids.size());
   for (std::size_t p = 0; p < tiles.ids.size(); ++p) o.pair_slot[p] = cursor[tiles.ids[p]]++;
   for (EdgeCurve& c : edges.curves) {
     c.row_a = cursor[c.a];
-    cursor[c.a] += c.count;
+    cursor[c.a] += edge_chunks(c);
     if (c.b >= 0) {
       c.row_b = cursor[c.b];
-      cursor[c.b] += c.count;
+      cursor[c.b] += edge_chunks(c);
     }
   }
   return o;

@@ -5,7 +5,8 @@
 //    (conservative: spheres whose projected bounds overlap the tile, plus every light, plus every sphere
 //    for paths with bounces);
 //  - the Owned layout: per sphere, one contiguous segment holding one partial per tile that lists it,
-//    then one row per sample of each edge curve it moves; every producer writes straight into its slots.
+//    then one row per sample chunk (edge_chunks) of each edge curve it moves; every producer writes straight
+//    into its slots.
 #pragma once
 #include <cstdint>
 #include <vector>

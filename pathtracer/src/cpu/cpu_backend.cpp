@@ -107,8 +107,9 @@ class CpuBackend final : public Backend {
       for (std::ptrdiff_t i = 0; i < curves; ++i) {
         const EdgeCurve& e = L.edges.curves[i];
         cpu::curve_contributions(sc, st, e, d_image, [&](std::uint32_t k, const EdgeRows<float>& rows) {
-          auto put = [&](std::uint32_t row, const float* v) {
-            std::memcpy(&m_values[(static_cast<std::size_t>(row) + k) * kSphereParams], v, sizeof(float) * kSphereParams);
+          auto put = [&](std::uint32_t row, const float* v) {  // the chunk's row holds the sum of its samples
+            float* dst = &m_values[(static_cast<std::size_t>(row) + edge_chunk(e, k)) * kSphereParams];
+            for (int c = 0; c < kSphereParams; ++c) dst[c] += v[c];
           };
           if (rows.has_a) put(e.row_a, rows.a);
           if (rows.has_b) put(e.row_b, rows.b);

@@ -182,23 +182,41 @@ class CudaBackend final : public Backend {
     stats.record_bytes = rows * kSphereParams * sizeof(float);
     stats.layout_bytes = m_tile_offsets.bytes() + m_tile_ids.bytes() + m_pair_slot.bytes() + m_segments.bytes() +
                          m_curves.bytes();
+    edge.owned = m_values.data();
+    if (gs.interior && edge.total > 0) {
+      // The edge pass writes rows of its own: it runs beside the interior pass on a second stream (with few
+      // spheres its few blocks would otherwise run alone after it), once the work queued before (the last
+      // call's sum reading these rows) is done; the sum waits for both.
+      m_side.create();
+      TG_CUDA_CHECK(cudaEventRecord(m_side.ready, 0));
+      TG_CUDA_CHECK(cudaStreamWaitEvent(m_side.stream, m_side.ready, 0));
+      cuda_impl::launch_edges(Sink::Owned, edge, m_side.stream);
+      TG_CUDA_CHECK(cudaEventRecord(m_side.done, m_side.stream));
+    }
     if (gs.interior) {
-      m_missing.reset(1, Device::Cuda);
-      m_missing.zero();
+      if (m_missing.empty()) {  // cleared once here, and again only after it was found set
+        m_missing.reset(1, Device::Cuda);
+        m_missing.zero();
+      }
       in.tile_offsets = m_tile_offsets.data();
       in.tile_ids = m_tile_ids.data();
       in.pair_slot = m_pair_slot.data();
       in.owned = m_values.data();
       in.missing = m_missing.data();
       cuda_impl::launch_interior(Sink::Owned, in);
+      if (edge.total > 0) TG_CUDA_CHECK(cudaStreamWaitEvent(0, m_side.done, 0));
+    } else {
+      cuda_impl::launch_edges(Sink::Owned, edge);
     }
-    edge.owned = m_values.data();
-    cuda_impl::launch_edges(Sink::Owned, edge);
     m_acc.segmented_sum(View<const float>(m_values.data(), rows * kSphereParams, Device::Cuda), kSphereParams,
                         m_segments.cview(), View<float>(d_params, static_cast<std::size_t>(m_view.num_spheres) * kSphereParams, Device::Cuda),
                         {false});
     // Read after every launch is queued, so that the check does not leave the GPU idle between kernels.
-    if (gs.interior) TG_ASSERT(m_missing.to_vector()[0] == 0u, "a sample contributed to a sphere its tile does not list");
+    if (gs.interior) {
+      const bool missing = m_missing.to_vector()[0] != 0u;
+      if (missing) m_missing.zero();
+      TG_ASSERT(!missing, "a sample contributed to a sphere its tile does not list");
+    }
   }
 
   Buffer<SphereGeometry<float>> m_geometry;
@@ -213,6 +231,24 @@ class CudaBackend final : public Backend {
   Buffer<float> m_values, m_grad;
   Buffer<std::uint32_t> m_ids;
   Buffer<unsigned> m_missing;
+  // A non-blocking stream and two events for the edge pass beside the interior pass (Owned).
+  struct SideStream {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t ready = nullptr, done = nullptr;
+    void create() {
+      if (stream) return;
+      TG_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+      TG_CUDA_CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+      TG_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+    }
+    ~SideStream() {
+      if (!stream) return;
+      cudaStreamSynchronize(stream);  // destructors do not throw: errors of the last pass were reported by then
+      cudaEventDestroy(ready);
+      cudaEventDestroy(done);
+      cudaStreamDestroy(stream);
+    }
+  } m_side;
   Accumulator m_acc{Device::Cuda};
 };
 

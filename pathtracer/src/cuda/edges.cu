@@ -1,12 +1,14 @@
 // CUDA boundary backward: one thread per edge sample (samples of a curve are contiguous), the rows of the
 // curve's one or two spheres from the shared edge-sampling code, handed on through the chosen sink. For
-// Owned each sample already has a slot in each sphere's segment, so a thread writes its own slots.
+// Owned a warp is one chunk of samples (kEdgeChunk): it sums each curve's rows over its lanes and writes them
+// to the curve's row of that chunk in each sphere's segment (no atomics; every chunk row written once).
 #include <cstdint>
 
 #include "kernels.h"
 #include "tilegrad/ad/cuda/accumulate_device.cuh"
 #include "tilegrad/core/cuda/launch.cuh"
 #include "tilegrad/pathtracer/edge_sample.h"
+#include "warp_sum.cuh"
 
 namespace tilegrad::pathtracer::cuda_impl {
 namespace {
@@ -31,13 +33,15 @@ __device__ inline void zero_row(float* row) {
 
 template <Sink SINK>
 __global__ void __launch_bounds__(kBlock) edge_kernel(EdgeArgs a) {
+  static_assert(kBlock % kEdgeChunk == 0 && kEdgeChunk == 32, "an Owned chunk is one warp");
   const std::uint32_t i = blockIdx.x * kBlock + threadIdx.x;
   const bool in_range = i < a.total;
   EdgeRows<float> rows;
   EdgeCurve e;
-  std::uint32_t k = 0;
+  std::uint32_t k = 0, curve = 0xFFFFFFFFu;  // no curve past the last sample
   if (in_range) {
-    e = a.curves[curve_of(a.curves, a.num_curves, i)];
+    curve = static_cast<std::uint32_t>(curve_of(a.curves, a.num_curves, i));
+    e = a.curves[curve];
     k = i - e.first;
     rows = edge_sample(a.scene, a.settings, e, static_cast<int>(k), a.d_image);
   }
@@ -60,29 +64,29 @@ __global__ void __launch_bounds__(kBlock) edge_kernel(EdgeArgs a) {
       dst[c] = rows.a[c];
       dst[kSphereParams + c] = rows.b[c];
     }
-  } else {
-    if (!in_range) return;
-    float* da = a.owned + (static_cast<std::size_t>(e.row_a) + k) * kSphereParams;
-#pragma unroll
-    for (int c = 0; c < kSphereParams; ++c) da[c] = rows.a[c];
-    if (e.b >= 0) {
-      float* db = a.owned + (static_cast<std::size_t>(e.row_b) + k) * kSphereParams;
-#pragma unroll
-      for (int c = 0; c < kSphereParams; ++c) db[c] = rows.b[c];
-    }
+  } else {  // all lanes: the sums are collective
+    const std::size_t chunk = edge_chunk(e, k);
+    float* da = a.owned + (e.row_a + chunk) * kSphereParams;
+    float* db = e.b >= 0 ? a.owned + (e.row_b + chunk) * kSphereParams : nullptr;
+    warp_sum_by_key(curve, rows.a, [&](int c, float v) {
+      if (in_range) da[c] = v;
+    });
+    warp_sum_by_key(curve, rows.b, [&](int c, float v) {
+      if (in_range && db) db[c] = v;
+    });
   }
 }
 
 }  // namespace
 
-void launch_edges(Sink sink, const EdgeArgs& a) {
+void launch_edges(Sink sink, const EdgeArgs& a, cudaStream_t stream) {
   if (a.total == 0) return;
   const unsigned blocks = cuda::blocks_for(a.total, kBlock);
   switch (sink) {
-    case Sink::Atomic: edge_kernel<Sink::Atomic><<<blocks, kBlock>>>(a); break;
-    case Sink::WarpAggregated: edge_kernel<Sink::WarpAggregated><<<blocks, kBlock>>>(a); break;
-    case Sink::Records: edge_kernel<Sink::Records><<<blocks, kBlock>>>(a); break;
-    case Sink::Owned: edge_kernel<Sink::Owned><<<blocks, kBlock>>>(a); break;
+    case Sink::Atomic: edge_kernel<Sink::Atomic><<<blocks, kBlock, 0, stream>>>(a); break;
+    case Sink::WarpAggregated: edge_kernel<Sink::WarpAggregated><<<blocks, kBlock, 0, stream>>>(a); break;
+    case Sink::Records: edge_kernel<Sink::Records><<<blocks, kBlock, 0, stream>>>(a); break;
+    case Sink::Owned: edge_kernel<Sink::Owned><<<blocks, kBlock, 0, stream>>>(a); break;
   }
   TG_CUDA_CHECK_LAUNCH();
 }

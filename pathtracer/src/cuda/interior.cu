@@ -6,10 +6,11 @@
 //   Owned           no atomics: each warp sums its rows per sphere in registers (deterministic shuffles)
 //                   into its own shared-memory partials, the block adds its 8 warps in a fixed order and
 //                   writes one partial per listed sphere into the tile's slot of that sphere's segment.
-//                   With one hard vertex (primary, direct) each thread first adds its samples' rows in
-//                   registers while a slot keeps the same sphere, and a row enters the warp sum only when the
-//                   sphere changes or after the last sample: inside a sphere's image one warp sum per slot and
-//                   pixel instead of one per sample.
+//                   With one hard vertex (primary, direct) and several samples each thread first adds its
+//                   samples' rows in registers while a slot keeps the same sphere, and a row enters the warp
+//                   sum only when the sphere changes or after the last sample: inside a sphere's image one warp
+//                   sum per slot and pixel instead of one per sample. At one sample there is nothing to hold,
+//                   and a kernel without the held rows keeps its registers for occupancy.
 #include <cstdint>
 
 #include "../layout.h"
@@ -42,8 +43,10 @@ __device__ inline int find(const std::uint32_t* table, int n, std::uint32_t id) 
 
 // One-vertex hard kernels are held to 128 registers (two blocks per SM): the held rows of Owned would
 // otherwise take it to one block per SM; they spill to local memory instead, touched once per sample.
-template <Sink SINK, bool SOFT, int MAX_DEPTH>
-__global__ void __launch_bounds__(kBlock, !SOFT && MAX_DEPTH == 1 ? 2 : 1) interior_kernel(InteriorArgs a) {
+// HOLD: the held rows (Owned, one hard vertex, more than one sample).
+template <Sink SINK, bool SOFT, int MAX_DEPTH, bool HOLD>
+__global__ void __launch_bounds__(kBlock, !SOFT && MAX_DEPTH == 1 ? (HOLD ? 2 : 3) : 1) interior_kernel(InteriorArgs a) {
+  static_assert(!HOLD || (SINK == Sink::Owned && !SOFT && MAX_DEPTH == 1), "rows are held for one-vertex Owned only");
   __shared__ float part[SINK == Sink::Owned ? kWarps : 1][SINK == Sink::Owned ? kTileCapacity : 1][kSphereParams];
   __shared__ std::uint32_t table[SINK == Sink::Owned ? kTileCapacity : 1];
   const SceneView<float>& sc = a.scene;
@@ -59,7 +62,10 @@ __global__ void __launch_bounds__(kBlock, !SOFT && MAX_DEPTH == 1 ? 2 : 1) inter
     table_begin = a.tile_offsets[tile];
     listed = static_cast<int>(a.tile_offsets[tile + 1] - table_begin);
     for (int i = threadIdx.x; i < listed; i += kBlock) table[i] = a.tile_ids[table_begin + i];
-    for (int i = threadIdx.x; i < kWarps * kTileCapacity * kSphereParams; i += kBlock) (&part[0][0][0])[i] = 0.0f;
+    for (int i = threadIdx.x; i < kWarps * listed * kSphereParams; i += kBlock) {  // the listed spheres' rows
+      const int w = i / (listed * kSphereParams), e = i % (listed * kSphereParams);
+      part[w][e / kSphereParams][e % kSphereParams] = 0.0f;
+    }
     __syncthreads();
   }
 
@@ -73,18 +79,14 @@ __global__ void __launch_bounds__(kBlock, !SOFT && MAX_DEPTH == 1 ? 2 : 1) inter
 
   // Owned: the warp's sum of the rows of equal key into this warp's partial of that sphere (all lanes call).
   auto owned_add = [&](std::uint32_t id, float (&row)[kSphereParams]) {
-    if (warp_sum_by_key(id, row) && id != kNoKey) {
-      const int j = find(table, listed, id);
-      if (j < 0) {
-        *a.missing = 1u;
-      } else {
-#pragma unroll
-        for (int c = 0; c < kSphereParams; ++c) part[warp][j][c] += row[c];
-      }
-    }
-    __syncwarp();  // the next call's leader of the same sphere may be another lane of this warp
+    const int j = id != kNoKey ? find(table, listed, id) : -1;
+    if (id != kNoKey && j < 0) *a.missing = 1u;
+    warp_sum_by_key(id, row, [&](int c, float v) {
+      if (j >= 0) part[warp][j][c] += v;
+    });
+    __syncwarp();  // the next call's writer of the same sphere may be another lane of this warp
   };
-  constexpr bool HOLD = SINK == Sink::Owned && !SOFT && MAX_DEPTH == 1;
+
   std::uint32_t held_id[kHeldSlots];
   float held[kHeldSlots][kSphereParams];
 #pragma unroll
@@ -102,7 +104,7 @@ __global__ void __launch_bounds__(kBlock, !SOFT && MAX_DEPTH == 1 ? 2 : 1) inter
       count = ps.count;
     }
 #pragma unroll
-    for (int k = 0; k < (HOLD ? kHeldSlots : a.slots); ++k) {  // uniform over the warp: the collective sinks need every lane
+    for (int k = 0; k < (MAX_DEPTH == 1 && !SOFT ? kHeldSlots : a.slots); ++k) {  // uniform over the warp: the collective sinks need every lane
       float row[kSphereParams];
       const bool valid = k < count;
       std::uint32_t id = kNoKey;
@@ -169,10 +171,20 @@ __global__ void __launch_bounds__(kBlock, !SOFT && MAX_DEPTH == 1 ? 2 : 1) inter
 template <bool SOFT, int MAX_DEPTH>
 void launch_as(Sink sink, const InteriorArgs& a) {
   switch (sink) {
-    case Sink::Atomic: interior_kernel<Sink::Atomic, SOFT, MAX_DEPTH><<<a.num_tiles, kBlock>>>(a); break;
-    case Sink::WarpAggregated: interior_kernel<Sink::WarpAggregated, SOFT, MAX_DEPTH><<<a.num_tiles, kBlock>>>(a); break;
-    case Sink::Records: interior_kernel<Sink::Records, SOFT, MAX_DEPTH><<<a.num_tiles, kBlock>>>(a); break;
-    case Sink::Owned: interior_kernel<Sink::Owned, SOFT, MAX_DEPTH><<<a.num_tiles, kBlock>>>(a); break;
+    case Sink::Atomic: interior_kernel<Sink::Atomic, SOFT, MAX_DEPTH, false><<<a.num_tiles, kBlock>>>(a); break;
+    case Sink::WarpAggregated:
+      interior_kernel<Sink::WarpAggregated, SOFT, MAX_DEPTH, false><<<a.num_tiles, kBlock>>>(a);
+      break;
+    case Sink::Records: interior_kernel<Sink::Records, SOFT, MAX_DEPTH, false><<<a.num_tiles, kBlock>>>(a); break;
+    case Sink::Owned:
+      if constexpr (!SOFT && MAX_DEPTH == 1) {
+        if (a.settings.spp > 1) {
+          interior_kernel<Sink::Owned, SOFT, MAX_DEPTH, true><<<a.num_tiles, kBlock>>>(a);
+          break;
+        }
+      }
+      interior_kernel<Sink::Owned, SOFT, MAX_DEPTH, false><<<a.num_tiles, kBlock>>>(a);
+      break;
   }
 }
 

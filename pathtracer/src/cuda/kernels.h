@@ -1,5 +1,7 @@
 // Launchers of the path tracer's CUDA kernels (pointers are device memory; the stream is the default one).
 #pragma once
+#include <cuda_runtime.h>
+
 #include <cstdint>
 
 #include "tilegrad/pathtracer/edge_sample.h"
@@ -47,7 +49,7 @@ struct EdgeArgs {
   std::uint32_t sentinel;
   float* owned;                  // Owned: rows at the curves' row_a / row_b
 };
-void launch_edges(Sink sink, const EdgeArgs& args);
+void launch_edges(Sink sink, const EdgeArgs& args, cudaStream_t stream = 0);
 
 void launch_render(const SceneView<float>& scene, const RenderSettings& settings, float* image);
 

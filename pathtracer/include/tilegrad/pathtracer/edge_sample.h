@@ -16,8 +16,18 @@ namespace tilegrad::pathtracer {
 struct EdgeCurve {
   std::int32_t a = 0, b = -1;       // silhouette of a (b = -1), or the intersection of spheres a < b
   std::uint32_t first = 0, count = 0;  // its samples are [first, first + count) of all edge samples
-  std::uint32_t row_a = 0, row_b = 0;  // Owned: rows of its samples in a's and b's segments
+  std::uint32_t row_a = 0, row_b = 0;  // Owned: rows of its chunks in a's and b's segments
 };
+
+// Owned: the samples of all curves are cut into aligned chunks of kEdgeChunk consecutive samples (one warp of
+// the CUDA edge pass); a curve has one row per chunk it touches in each of its spheres' segments, holding the
+// sum of its samples in that chunk.
+inline constexpr std::uint32_t kEdgeChunk = 32;
+// Chunk of the curve's k-th sample, counted from the curve's first chunk.
+TG_HD inline std::uint32_t edge_chunk(const EdgeCurve& e, std::uint32_t k) {
+  return (e.first + k) / kEdgeChunk - e.first / kEdgeChunk;
+}
+TG_HD inline std::uint32_t edge_chunks(const EdgeCurve& e) { return e.count == 0 ? 0 : edge_chunk(e, e.count - 1) + 1; }
 
 template <class T>
 struct EdgeRows {
