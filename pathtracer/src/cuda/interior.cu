@@ -41,9 +41,10 @@ __device__ inline int find(const std::uint32_t* table, int n, std::uint32_t id) 
   return lo < n && table[lo] == id ? lo : -1;
 }
 
-// One-vertex hard kernels are held to 128 registers (two blocks per SM): the held rows of Owned would
-// otherwise take it to one block per SM; they spill to local memory instead, touched once per sample.
-// HOLD: the held rows (Owned, one hard vertex, more than one sample).
+// HOLD: the held rows (Owned, one hard vertex, more than one sample). One-vertex hard kernels with held rows
+// are held to 128 registers (two blocks per SM): the held rows would otherwise take them to one block per SM;
+// they spill to local memory instead, touched once per sample. Without held rows they run three blocks per SM
+// (80 registers, some spilled): measured faster than two at one sample per pixel.
 template <Sink SINK, bool SOFT, int MAX_DEPTH, bool HOLD>
 __global__ void __launch_bounds__(kBlock, !SOFT && MAX_DEPTH == 1 ? (HOLD ? 2 : 3) : 1) interior_kernel(InteriorArgs a) {
   static_assert(!HOLD || (SINK == Sink::Owned && !SOFT && MAX_DEPTH == 1), "rows are held for one-vertex Owned only");
