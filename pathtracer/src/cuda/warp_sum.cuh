@@ -28,8 +28,8 @@ __device__ inline void warp_sum_by_key(std::uint32_t key, float (&row)[W], Emit&
   }
   const std::uint32_t before = __shfl_up_sync(kFull, key, 1);
   const unsigned heads = __ballot_sync(kFull, lane == 0 || before != key);
-  const unsigned upto = lane == 31 ? kFull : (2u << lane) - 1u;  // lanes 0..lane
-  const int start = 31 - __clz(heads & upto);                    // first lane of this lane's run
+  const unsigned upto = (2u << lane) - 1u;     // lanes 0..lane (2u << 31 wraps to 0: all lanes)
+  const int start = 31 - __clz(heads & upto);  // first lane of this lane's run
 #pragma unroll
   for (int d = 1; d < 32; d <<= 1) {
     const bool take = lane - d >= start;

@@ -173,7 +173,7 @@ void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dima
                        {s.settings.background[0], s.settings.background[1], s.settings.background[2]},
                        s.projected.data(),
                        s.tile_start.data(),
-                       s.sorted_gaussians.data(),
+                       s.sorted_visible.data(),
                        s.offsets.data(),
                        s.contributors.data(),
                        s.final_transmittance.data(),
@@ -196,7 +196,7 @@ void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dima
       Contributions in;
       in.values = values;
       in.width = width;
-      in.ids = View<const std::uint32_t>(s.sorted_gaussians.data(), s.instances, Device::Cuda);
+      in.ids = View<const std::uint32_t>(s.sorted_visible.data(), s.instances, Device::Cuda);
       acc.accumulate(Accumulation::SortReduce, in, View<float>(grad2d, visible * width, Device::Cuda), {false});
     }
   }

@@ -92,7 +92,7 @@ void bin_instances(DeviceState& s) {
   const std::size_t tiles = std::size_t(s.grid.count());
   s.tile_start = Buffer<U32>(tiles + 1, Device::Cuda);
   if (s.instances == 0) {
-    s.sorted_gaussians = Buffer<U32>(0, Device::Cuda);
+    s.sorted_visible = Buffer<U32>(0, Device::Cuda);
     TG_CUDA_CHECK(cudaMemsetAsync(s.tile_start.data(), 0, sizeof(U32) * (tiles + 1)));
     return;
   }
@@ -112,7 +112,7 @@ void bin_instances(DeviceState& s) {
     return cub::DeviceRadixSort::SortPairs(temp, bytes, k, v, static_cast<int>(s.instances), 0, end_bit);
   });
   cuda::launch(tile_start_kernel, tiles + 1, kBlock, 0, k.Current(), s.instances, int(tiles), s.tile_start.data());
-  s.sorted_gaussians = std::move(values[v.selector]);
+  s.sorted_visible = std::move(values[v.selector]);
 }
 
 }  // namespace tilegrad::raster::cuda_backend

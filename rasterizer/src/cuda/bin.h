@@ -4,7 +4,7 @@
 
 namespace tilegrad::raster::cuda_backend {
 
-// Fills s.sorted_gaussians [s.instances] (visible indices) and s.tile_start [tiles + 1] in the order of the
+// Fills s.sorted_visible [s.instances] (visible indices) and s.tile_start [tiles + 1] in the order of the
 // reference binning (cpu::bin: by tile, then depth, then Gaussian index). Reads the packed s.projected and
 // s.offsets, s.grid, s.visible and s.instances. Its scratch lives for the call only.
 void bin_instances(DeviceState& s);

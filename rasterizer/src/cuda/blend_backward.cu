@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(kTilePixels / PARTS) blend_backward_kernel(Ble
   if constexpr (kRecords) {
     // Instances no pixel of the band reached still own a record: it must hold zeros.
     for (std::uint32_t e = used_end + threadIdx.x; e < end; e += kThreads) {
-      float* row = a.partial + std::size_t(record_row<MODE>(a, e, a.sorted_gaussians[e], band)) * W;
+      float* row = a.partial + std::size_t(record_row<MODE>(a, e, a.sorted_visible[e], band)) * W;
 #pragma unroll
       for (int c = 0; c < W; ++c) row[c] = 0.0f;
     }
@@ -152,7 +152,7 @@ __global__ void __launch_bounds__(kTilePixels / PARTS) blend_backward_kernel(Ble
     __syncthreads();
     for (int t = threadIdx.x; t < count; t += kThreads) {  // s_*[t] holds entry batch_end - 1 - t: back to front
       const std::uint32_t e = batch_end - 1 - t;
-      const std::uint32_t visible = a.sorted_gaussians[e];
+      const std::uint32_t visible = a.sorted_visible[e];
       const float* r = a.proj + std::size_t(visible) * kProjWidth;
       s_splat[t] = splat_of(r);
       s_color_depth[t] = make_float4(r[cpu::kRed], r[cpu::kGreen], r[cpu::kBlue], r[cpu::kDepth]);

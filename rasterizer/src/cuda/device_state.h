@@ -27,7 +27,7 @@ struct DeviceState {
   Buffer<float> projected;                     // [V, kProjWidth] (layout of cpu::Proj)
   Buffer<std::uint8_t> clamped;                // [V]
   Buffer<std::uint32_t> offsets;               // [V + 1] instance slots of each visible Gaussian
-  Buffer<std::uint32_t> sorted_gaussians;      // [I] visible index v of each tile-sorted instance
+  Buffer<std::uint32_t> sorted_visible;      // [I] visible index v of each tile-sorted instance
   Buffer<std::uint32_t> tile_start;            // [tiles + 1]
   Buffer<std::uint32_t> contributors;          // [H * W]
   Buffer<float> final_transmittance;           // [H * W]

@@ -135,7 +135,7 @@ struct BlendArgs {
   Thresholds thresholds;
   float background[3];
   const float* proj;
-  const std::uint32_t *tile_start, *sorted_gaussians;
+  const std::uint32_t *tile_start, *sorted_visible;
   float *image, *alpha, *depth, *final_transmittance;
   std::uint32_t* contributors;
 };
@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(kTilePixels / PARTS) blend_kernel(BlendArgs a)
     if (__syncthreads_count(done) == kThreads) break;  // every pixel of the band is finished
     const std::uint32_t i = batch + threadIdx.x;
     if (i < end) {
-      const float* r = a.proj + std::size_t(a.sorted_gaussians[i]) * kProjWidth;
+      const float* r = a.proj + std::size_t(a.sorted_visible[i]) * kProjWidth;
       s_splat[threadIdx.x] = splat_of(r);
       s_color_depth[threadIdx.x] = make_float4(r[cpu::kRed], r[cpu::kGreen], r[cpu::kBlue], r[cpu::kDepth]);
     }
@@ -273,7 +273,7 @@ void forward(const GaussiansView& g, DeviceState& s, ForwardOutput& out, Workspa
                  {s.settings.background[0], s.settings.background[1], s.settings.background[2]},
                  s.projected.data(),
                  s.tile_start.data(),
-                 s.sorted_gaussians.data(),
+                 s.sorted_visible.data(),
                  out.image.data(),
                  out.alpha.data(),
                  out.depth.data(),
