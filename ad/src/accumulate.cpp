@@ -38,7 +38,7 @@ ad_backend::Problem make_problem(const Contributions& in, View<float> grad, Devi
   if (need_ids || !in.ids.empty()) check_view(in.ids, count, device, "ids");
   if (need_offsets) check_view(in.offsets, num_params + 1, device, "offsets");
   return {in.ids.empty() ? nullptr : in.ids.data(), in.values.data(), need_offsets ? in.offsets.data() : nullptr,
-          count, num_params, in.width, grad.data(), options.check};
+          count, num_params, in.width, grad.data(), options.check, options.max_segment_rows};
 }
 
 }  // namespace

@@ -18,6 +18,7 @@ struct Problem {
   int width;
   float* grad;
   bool check;
+  std::uint32_t max_segment_rows;  // Owned: 0, or a bound on every segment's length (a hint)
 };
 
 // Bits of the error word the implementations report (0 = fine).

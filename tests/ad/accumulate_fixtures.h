@@ -113,7 +113,8 @@ inline double worst_error(const std::vector<float>& got, const Reference& ref) {
 
 // Runs one strategy on `device` and returns the gradient (starting from `grad`, or zeros).
 inline std::vector<float> accumulate_records(Accumulation s, const Records& r, const std::vector<std::uint32_t>* offsets,
-                                             std::vector<float> grad, Device device) {
+                                             std::vector<float> grad, Device device,
+                                             const AccumulateOptions& options = {}) {
   if (grad.empty()) grad.assign(r.num_params * r.width, 0.0f);
   auto ids = Buffer<std::uint32_t>::from(r.ids, device);
   auto values = Buffer<float>::from(r.values, device);
@@ -128,7 +129,7 @@ inline std::vector<float> accumulate_records(Accumulation s, const Records& r, c
     in.offsets = off.view();
   }
   Accumulator acc(device);
-  acc.accumulate(s, in, g.view());
+  acc.accumulate(s, in, g.view(), options);
   return g.to_vector();
 }
 

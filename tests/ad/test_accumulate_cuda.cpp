@@ -2,6 +2,10 @@
 // repeatable, order independent, long segments (chunked path), errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include "accumulate_fixtures.h"
 #include "test_support.h"
 
@@ -34,6 +38,39 @@ TEST(AccumulateCuda, MatchesTheCpuBackend) {
     EXPECT_TRUE(test::bitwise_equal(run(Accumulation::Owned, grouped.records, Device::Cuda, &grouped.offsets), cpu_sort));
     EXPECT_LT(test::worst_error(run(Accumulation::Atomic, r, Device::Cuda), ref), 1e-5);
     EXPECT_LT(test::worst_error(run(Accumulation::WarpAggregated, r, Device::Cuda), ref), 1e-5);
+  }
+}
+
+TEST(AccumulateCuda, ASegmentLengthBoundKeepsTheBits) {
+  TG_REQUIRE_CUDA();
+  // Segments of 0 to ~2,000 rows (with a bound, one block per segment) and non-finite values in two of them:
+  // the same bits as the planned path, whether the bound is right or too small.
+  for (int width : {1, 10, 32}) {
+    SCOPED_TRACE(::testing::Message() << "width " << width);
+    Records r = test::make_records(test::scaled(60000), 64, 60, width, true, 5 + width);
+    const auto grouped = test::group_by_owner(r);
+    Records g = grouped.records;
+    g.values[std::size_t(grouped.offsets[3]) * width] = std::numeric_limits<float>::infinity();
+    g.values[std::size_t(grouped.offsets[9] + 1) * width] = std::numeric_limits<float>::quiet_NaN();
+    std::uint32_t longest = 0;
+    for (std::size_t p = 0; p + 1 < grouped.offsets.size(); ++p)
+      longest = std::max(longest, grouped.offsets[p + 1] - grouped.offsets[p]);
+    ASSERT_LE(longest, 2048u);
+    const auto planned = test::accumulate_records(Accumulation::Owned, g, &grouped.offsets, {}, Device::Cuda);
+    const auto cpu = test::accumulate_records(Accumulation::Owned, g, &grouped.offsets, {}, Device::Cpu);
+    // The GPU's arithmetic returns its canonical NaN: equal bits everywhere else.
+    ASSERT_EQ(planned.size(), cpu.size());
+    for (std::size_t i = 0; i < cpu.size(); ++i) {
+      if (std::isnan(cpu[i])) EXPECT_TRUE(std::isnan(planned[i])) << i;
+      else EXPECT_TRUE(test::bitwise_equal({planned[i]}, {cpu[i]})) << i;
+    }
+    for (std::uint32_t bound : {longest, 1u}) {
+      AccumulateOptions o;
+      o.max_segment_rows = bound;
+      EXPECT_TRUE(test::bitwise_equal(
+          test::accumulate_records(Accumulation::Owned, g, &grouped.offsets, {}, Device::Cuda, o), planned))
+          << "bound " << bound;
+    }
   }
 }
 

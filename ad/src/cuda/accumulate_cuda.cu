@@ -102,7 +102,8 @@ unsigned accumulate_cuda(Accumulation strategy, const Problem& p, Workspace& ws)
       break;
     }
     case Accumulation::Owned:
-      cuda_impl::segmented_sum(p.values, nullptr, p.offsets, p.num_params, p.count, p.width, p.grad, ws, 0);
+      cuda_impl::segmented_sum(p.values, nullptr, p.offsets, p.num_params, p.count, p.width, p.grad, ws, 0,
+                               p.max_segment_rows);
       break;
   }
   return 0;

@@ -8,10 +8,11 @@
 
 namespace tilegrad::ad_backend::cuda_impl {
 
-// grad[s] += exact sum of rows [offsets[s], offsets[s+1]) (rows through perm when given).
+// grad[s] += exact sum of rows [offsets[s], offsets[s+1]) (rows through perm when given). max_rows: 0, or
+// a bound on every segment's length (short bounds take a one-launch path; same bits).
 void segmented_sum(const float* values, const std::uint32_t* perm, const std::uint32_t* offsets,
                    std::size_t num_segments, std::size_t count, int width, float* grad, Workspace& ws,
-                   cudaStream_t stream);
+                   cudaStream_t stream, std::uint32_t max_rows = 0);
 
 // In place: row offsets[s] of every segment of at least min_length rows becomes the segment's exact sum.
 void reduce_in_place(float* values, const std::uint32_t* offsets, std::size_t num_segments, std::size_t count,

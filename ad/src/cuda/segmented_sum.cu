@@ -1,7 +1,9 @@
 // CUDA exact segmented sum (the reduction of SortReduce and Owned); see exact_sum.h for the arithmetic.
 //
-// Segments are handled by size:
-//   tiny   (<= kTinyMax rows): one thread per (segment, component) (exact::sum, values read from cache twice);
+// With a caller's bound of at most kShortMax rows per segment, one launch: a block per segment (warps stride
+// over its rows; maximum, then integer sum, both combined over the warps in shared memory). Otherwise
+// segments are handled by size:
+//   tiny   (<= kTinyMax rows): one thread per (segment, component) (exact::sum on the values in registers);
 //   single (<= one multi chunk): one warp per segment; up to a register chunk the rows stay in registers (one
 //                    read), beyond it the warp reads them twice back to back (the second read hits the cache);
 //   multi  (longer): one warp per chunk of rows in two passes (chunk maxima, then chunk integer sums), and one
@@ -28,6 +30,7 @@ namespace {
 
 using cuda::global_thread;
 constexpr std::uint32_t kTinyMax = 32;  // rows; longer segments get a warp
+constexpr std::uint32_t kShortMax = 2048;  // rows: a known bound at most this takes the one-launch path
 constexpr int kRegs = 32;               // values per lane held in registers by a single-chunk warp
 constexpr int kMultiSteps = 256;        // steps of R rows per multi chunk (at most)
 constexpr int kMinMultiSteps = 8;       // ... and at least
@@ -96,15 +99,18 @@ struct Output {
   }
 };
 
-// The values are read once into registers (unrolled with a guard), then both passes of exact::sum run on them.
-__global__ void tiny_segments_kernel(Rows rows, const std::uint32_t* offsets, std::size_t num_segments, Output out) {
+// Segments of min_rows (at least 1) to kTinyMax rows. The values are read once into registers (unrolled with a
+// guard), then both passes of exact::sum run on them. In place is safe: thread (s, c) alone reads and writes
+// component c of segment s.
+__global__ void tiny_segments_kernel(Rows rows, const std::uint32_t* offsets, std::size_t num_segments,
+                                     std::uint32_t min_rows, Output out) {
   const std::size_t t = global_thread();
   const std::size_t s = t / rows.width;
   const int c = static_cast<int>(t % rows.width);
   if (s >= num_segments) return;
   const std::uint32_t begin = offsets[s], end = offsets[s + 1];
   const std::uint32_t len = end - begin;
-  if (len == 0 || len > kTinyMax) return;
+  if (len < min_rows || len > kTinyMax) return;
   float x[kTinyMax];
 #pragma unroll
   for (std::uint32_t i = 0; i < kTinyMax; ++i) {
@@ -112,6 +118,62 @@ __global__ void tiny_segments_kernel(Rows rows, const std::uint32_t* offsets, st
     x[i] = rows.at(begin + i, c);
   }
   out.write(s, c, exact::sum([&](std::uint32_t i) { return x[i]; }, len));
+}
+
+// One block per segment (grid-stride over segments): the second read of the rows hits the cache. For
+// segments known to be short, where the planned path's launches would cost more than the sums themselves;
+// large blocks keep each thread's chain of loads short (a few hundred rows: a handful per thread).
+constexpr unsigned kShortBlock = 1024;
+__global__ void __launch_bounds__(kShortBlock) short_segments_kernel(Rows rows, const std::uint32_t* offsets,
+                                                                     std::size_t num_segments, Output out) {
+  __shared__ float s_max[kShortBlock / 32][32];
+  __shared__ unsigned s_flags[kShortBlock / 32][32];
+  __shared__ long long s_sum[kShortBlock / 32][32];
+  const int width = rows.width;
+  const LaneLayout l = lane_layout(width);
+  const int warp = threadIdx.x / cuda::kWarpSize, warps = blockDim.x / cuda::kWarpSize;
+  const std::uint32_t stride = warps * l.per_step;
+  for (std::size_t s = blockIdx.x; s < num_segments; s += gridDim.x) {
+    const std::uint32_t begin = offsets[s], end = offsets[s + 1];
+    if (begin == end) continue;  // uniform over the block
+    const std::uint32_t first = begin + warp * l.per_step + l.r;
+    float max_abs = 0.0f;
+    unsigned flags = 0;
+    if (l.active) {
+#pragma unroll 4
+      for (std::uint32_t i = first; i < end; i += stride) {
+        const float x = rows.at(i, l.c);
+        flags |= exact::nonfinite_flags(x);
+        max_abs = fmaxf(max_abs, fabsf(x));
+      }
+    }
+    max_abs = combine_rows(max_abs, l, width, MaxOp{});
+    flags = combine_rows(flags, l, width, OrOp{});
+    if (l.active && l.r == 0) {
+      s_max[warp][l.c] = max_abs;
+      s_flags[warp][l.c] = flags;
+    }
+    __syncthreads();
+    for (int w = 0; w < warps; ++w) {  // every lane: the segment's maximum and flags of its component
+      max_abs = fmaxf(max_abs, s_max[w][l.c]);
+      flags |= s_flags[w][l.c];
+    }
+    const int scale = exact::scale_exponent(max_abs, end - begin);
+    long long sum = 0;
+    if (l.active && !flags) {
+#pragma unroll 4
+      for (std::uint32_t i = first; i < end; i += stride) sum += exact::quantize(rows.at(i, l.c), scale);
+    }
+    sum = combine_rows(sum, l, width, AddOp{});
+    if (l.active && l.r == 0) s_sum[warp][l.c] = sum;
+    __syncthreads();
+    if (threadIdx.x < width) {  // lane c of warp 0 holds component c's scale and flags
+      long long total = 0;
+      for (int w = 0; w < warps; ++w) total += s_sum[w][l.c];
+      out.write(s, l.c, flags ? exact::nonfinite_result(flags) : exact::dequantize(total, scale));
+    }
+    __syncthreads();  // the shared arrays are rewritten for the next segment
+  }
 }
 
 // counts[s] = (single-chunk ? 1 : 0) | (chunks of a multi-chunk segment) << 32; counts[num_segments] = 0.
@@ -395,12 +457,19 @@ void run_plan(const Rows& rows, const std::uint32_t* offsets, std::size_t num_se
 
 void segmented_sum(const float* values, const std::uint32_t* perm, const std::uint32_t* offsets,
                    std::size_t num_segments, std::size_t count, int width, float* grad, Workspace& ws,
-                   cudaStream_t stream) {
+                   cudaStream_t stream, std::uint32_t max_rows) {
   if (num_segments == 0 || count == 0) return;
   TG_ASSERT(num_segments < static_cast<std::size_t>(INT_MAX), "too many segments: ", num_segments);
+  TG_ASSERT(width >= 1 && width <= cuda::kWarpSize, "segmented sum: row width ", width, " not in [1, 32]");
   const Rows rows{values, perm, width};
   const Output out{grad, nullptr, offsets, width};
-  cuda::launch(tiny_segments_kernel, num_segments * width, kBlock, stream, rows, offsets, num_segments, out);
+  if (max_rows > 0 && max_rows <= kShortMax) {
+    short_segments_kernel<<<cuda::persistent_blocks(num_segments * kShortBlock, kShortBlock, 2), kShortBlock, 0,
+                            stream>>>(rows, offsets, num_segments, out);
+    TG_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  cuda::launch(tiny_segments_kernel, num_segments * width, kBlock, stream, rows, offsets, num_segments, 1u, out);
   run_plan(rows, offsets, num_segments, count, kTinyMax + 1, out, ws, stream);
 }
 
@@ -408,8 +477,13 @@ void reduce_in_place(float* values, const std::uint32_t* offsets, std::size_t nu
                      int width, std::uint32_t min_length, Workspace& ws, cudaStream_t stream) {
   if (num_segments == 0 || count == 0) return;
   TG_ASSERT(num_segments < static_cast<std::size_t>(INT_MAX), "too many segments: ", num_segments);
-  run_plan(Rows{values, nullptr, width}, offsets, num_segments, count, min_length, Output{nullptr, values, offsets, width},
-           ws, stream);
+  const Rows rows{values, nullptr, width};
+  const Output out{nullptr, values, offsets, width};
+  // Short segments by a thread per component (a warp per segment would pay its task's dependent loads for a
+  // few rows), the rest by the plan.
+  if (min_length <= kTinyMax)
+    cuda::launch(tiny_segments_kernel, num_segments * width, kBlock, stream, rows, offsets, num_segments, min_length, out);
+  run_plan(rows, offsets, num_segments, count, std::max(min_length, kTinyMax + 1), out, ws, stream);
 }
 
 }  // namespace tilegrad::ad_backend::cuda_impl

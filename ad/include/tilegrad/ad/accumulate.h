@@ -21,6 +21,10 @@ struct Contributions {
 struct AccumulateOptions {
   // Validate ids (< num_params) and Owned offsets; on CUDA this costs one device-to-host read per call.
   bool check = true;
+  // Owned / segmented_sum: an upper bound on the rows of any one segment, when the caller knows one (0: not
+  // known). A short bound lets the CUDA backend sum every segment in one launch (a block per segment) instead
+  // of planning chunks over several; the bits are the same either way, and a wrong bound costs only time.
+  std::uint32_t max_segment_rows = 0;
 };
 
 class Accumulator {
