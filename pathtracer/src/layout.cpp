@@ -3,9 +3,10 @@
 
 #include <algorithm>
 #include <array>
-#include <iterator>
 #include <cmath>
+#include <iterator>
 #include <limits>
+#include <numeric>
 
 #include "tilegrad/core/error.h"
 
@@ -184,10 +185,31 @@ TileTables tile_tables(const PreparedScene<T>& scene, const RenderSettings& rs) 
   return t;
 }
 
-OwnedLayout owned_layout(const TileTables& tiles, EdgeLayout& edges, std::size_t n) {
+namespace {
+// See OwnedLayout::tile_order. Round r hands the next `blocks` tiles to blocks 0, 1, ... (r even) or in
+// reverse (r odd); a last, partial round goes to the first blocks, as the kernel's loop expects.
+std::vector<std::uint32_t> dealt_tiles(const TileTables& tiles, std::uint32_t blocks) {
+  const std::size_t n = tiles.tiles();
+  std::vector<std::uint32_t> by_cost(n);
+  std::iota(by_cost.begin(), by_cost.end(), 0u);
+  auto listed = [&](std::uint32_t t) { return tiles.offsets[t + 1] - tiles.offsets[t]; };
+  std::stable_sort(by_cost.begin(), by_cost.end(), [&](std::uint32_t a, std::uint32_t b) { return listed(a) > listed(b); });
+  std::vector<std::uint32_t> order(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t round = k / blocks, pos = k % blocks;
+    const bool reverse = round % 2 == 1 && (round + 1) * blocks <= n;
+    order[round * blocks + (reverse ? blocks - 1 - pos : pos)] = by_cost[k];
+  }
+  return order;
+}
+}  // namespace
+
+OwnedLayout owned_layout(const TileTables& tiles, EdgeLayout& edges, std::size_t n, std::uint32_t block_rows) {
   OwnedLayout o;
-  std::vector<std::uint64_t> rows_of(n, 0);
-  for (std::uint32_t id : tiles.ids) ++rows_of[id];
+  o.block_rows = block_rows;
+  std::vector<std::uint64_t> rows_of(n, block_rows);
+  if (block_rows == 0)
+    for (std::uint32_t id : tiles.ids) ++rows_of[id];
   for (const EdgeCurve& c : edges.curves) {
     rows_of[c.a] += edge_chunks(c);
     if (c.b >= 0) rows_of[c.b] += edge_chunks(c);
@@ -198,11 +220,18 @@ OwnedLayout owned_layout(const TileTables& tiles, EdgeLayout& edges, std::size_t
     rows += rows_of[s];
     TG_CHECK_ARG(rows < (std::uint64_t(1) << 31), "Owned layout: more than 2^31 partial rows");
     o.segments[s + 1] = static_cast<std::uint32_t>(rows);
+    o.max_rows = std::max(o.max_rows, static_cast<std::uint32_t>(rows_of[s]));
   }
-  // Each segment: tile partials in tile order, then the curves' sample chunks in curve order.
+  // Each segment: interior partials (by block, or by tile in tile order), then the curves' sample chunks in
+  // curve order.
   std::vector<std::uint32_t> cursor(o.segments.begin(), o.segments.end() - 1);
-  o.pair_slot.resize(tiles.ids.size());
-  for (std::size_t p = 0; p < tiles.ids.size(); ++p) o.pair_slot[p] = cursor[tiles.ids[p]]++;
+  if (block_rows > 0) {
+    for (std::uint32_t& c : cursor) c += block_rows;
+    o.tile_order = dealt_tiles(tiles, block_rows);
+  } else {
+    o.pair_slot.resize(tiles.ids.size());
+    for (std::size_t p = 0; p < tiles.ids.size(); ++p) o.pair_slot[p] = cursor[tiles.ids[p]]++;
+  }
   for (EdgeCurve& c : edges.curves) {
     c.row_a = cursor[c.a];
     cursor[c.a] += edge_chunks(c);

@@ -4,9 +4,10 @@
 //  - tile tables: for each 16 x 16 pixel tile, the sorted spheres its samples can contribute to
 //    (conservative: spheres whose projected bounds overlap the tile, plus every light, plus every sphere
 //    for paths with bounces);
-//  - the Owned layout: per sphere, one contiguous segment holding one partial per tile that lists it,
-//    then one row per sample chunk (edge_chunks) of each edge curve it moves; every producer writes straight
-//    into its slots.
+//  - the Owned layout: per sphere, one contiguous segment holding its interior partials, then one row per
+//    sample chunk (edge_chunks) of each edge curve it moves; every producer writes straight into its slots.
+//    The interior partials are one per tile that lists the sphere, or, for a backend whose blocks each work
+//    through many tiles (CUDA with few spheres), one per block: row segments[s] + b of sphere s for block b.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -37,7 +38,13 @@ struct TileTables {
 
 struct OwnedLayout {
   std::vector<std::uint32_t> segments;   // [spheres + 1]: rows of sphere s
-  std::vector<std::uint32_t> pair_slot;  // [tile table entries]: row of (tile, k)
+  std::vector<std::uint32_t> pair_slot;  // [tile table entries]: row of (tile, k); empty with block rows
+  std::uint32_t block_rows = 0;          // interior partials per sphere, one per block (0: one per listing tile)
+  // With block rows: block b takes tiles tile_order[b], tile_order[b + block_rows], ...: tiles dealt out
+  // by the number of spheres they list (a cost estimate), most first, in snake order, so that every block
+  // gets a like share of expensive tiles (the assignment is static, for fixed bits).
+  std::vector<std::uint32_t> tile_order;
+  std::uint32_t max_rows = 0;            // the longest segment
   std::size_t rows() const { return segments.empty() ? 0 : segments.back(); }
 };
 
@@ -45,8 +52,10 @@ template <class T>
 EdgeLayout edge_layout(const PreparedScene<T>& scene, const GradientSettings& settings);
 template <class T>
 TileTables tile_tables(const PreparedScene<T>& scene, const RenderSettings& settings);
-// Also sets the curves' row_a / row_b.
-OwnedLayout owned_layout(const TileTables& tiles, EdgeLayout& edges, std::size_t num_spheres);
+// Also sets the curves' row_a / row_b. block_rows > 0: that many interior rows for every sphere instead of
+// one per tile that lists it.
+OwnedLayout owned_layout(const TileTables& tiles, EdgeLayout& edges, std::size_t num_spheres,
+                         std::uint32_t block_rows = 0);
 
 // Pairs (a < b) of spheres that overlap without one containing the other.
 template <class T>

@@ -33,7 +33,12 @@ const TraceCase kCases[] = {
 bool small() { return test::scaled(16) < 16; }
 int dim(int n) { return small() ? std::max(16, n / 4) : n; }
 
-RenderSettings settings_of(const TraceCase& c) { return test::settings_of(c, 4, 3); }
+RenderSettings settings_of(const TraceCase& c, int spp = 4) { return test::settings_of(c, spp, 3); }
+
+// Owned keeps one row per block and sphere for one hard vertex, one sample and at most 64 spheres.
+bool owned_by_block(const Scene& scene, const RenderSettings& rs) {
+  return scene.spheres.size() <= 64 && rs.spp == 1 && !rs.soft && rs.integrator != Integrator::Path;
+}
 
 // Slowly varying over these larger images.
 std::vector<float> smooth_adjoint(int w, int h) { return test::smooth_adjoint(w, h, 0.05f, 0.04f); }
@@ -79,26 +84,35 @@ TEST(PathtracerCuda, ImagesMatchTheCpuBackend) {
 TEST(PathtracerCuda, GradientsMatchTheCpuBackendForEveryStrategy) {
   TG_REQUIRE_CUDA();
   for (const TraceCase& c : kCases) {
-    SCOPED_TRACE(::testing::Message() << c.scene << " " << to_string(c.integrator) << (c.soft ? " soft" : ""));
-    const Scene scene = builtin_scene(c.scene, dim(c.width), dim(c.height));
-    const RenderSettings rs = settings_of(c);
-    const auto adjoint = smooth_adjoint(dim(c.width), dim(c.height));
-    const auto cpu = gradient(Device::Cpu, scene, rs, Accumulation::SortReduce, adjoint);
-    const auto sorted = gradient(Device::Cuda, scene, rs, Accumulation::SortReduce, adjoint);
-    // Thousands of tiny spheres: a few samples on silhouettes can hit on one backend and miss on the other.
-    EXPECT_LT(relative_to_largest(sorted, cpu), 2e-3) << "CUDA vs CPU";
-    for (Accumulation a : kAllAccumulations) {
-      BackwardStats stats;
-      const auto g = gradient(Device::Cuda, scene, rs, a, adjoint, &stats);
-      // On the shrunken sanitizer images grid:4096 lists more than 64 spheres in a tile: Owned then runs as
-      // SortReduce (documented; OwnedFallsBackWhenTilesListTooManySpheres tests it).
-      if (!(small() && a == Accumulation::Owned && std::string(c.scene) == "grid:4096")) {
-        EXPECT_EQ(stats.strategy, a);
+    for (int spp : {4, 1}) {
+      SCOPED_TRACE(::testing::Message() << c.scene << " " << to_string(c.integrator) << (c.soft ? " soft" : "")
+                                        << " spp " << spp);
+      const Scene scene = builtin_scene(c.scene, dim(c.width), dim(c.height));
+      // One sample is what changes Owned (rows by block, at most 64 spheres); with thousands of tiny spheres
+      // its silhouette noise alone would exceed the CUDA-vs-CPU bound below.
+      if (spp == 1 && scene.spheres.size() > 64) continue;
+      const RenderSettings rs = settings_of(c, spp);
+      const auto adjoint = smooth_adjoint(dim(c.width), dim(c.height));
+      const auto cpu = gradient(Device::Cpu, scene, rs, Accumulation::SortReduce, adjoint);
+      const auto sorted = gradient(Device::Cuda, scene, rs, Accumulation::SortReduce, adjoint);
+      // Thousands of tiny spheres: a few samples on silhouettes can hit on one backend and miss on the other.
+      EXPECT_LT(relative_to_largest(sorted, cpu), 2e-3) << "CUDA vs CPU";
+      for (Accumulation a : kAllAccumulations) {
+        BackwardStats stats;
+        const auto g = gradient(Device::Cuda, scene, rs, a, adjoint, &stats);
+        // On the shrunken sanitizer images grid:4096 lists more than 64 spheres in a tile: Owned then runs as
+        // SortReduce (documented; OwnedFallsBackWhenTilesListTooManySpheres tests it).
+        if (!(small() && a == Accumulation::Owned && std::string(c.scene) == "grid:4096")) {
+          EXPECT_EQ(stats.strategy, a);
+        }
+        if (stats.strategy == Accumulation::Owned) {
+          EXPECT_EQ(stats.owned_blocks > 0, owned_by_block(scene, rs));
+        }
+        // The deterministic strategies sum exactly; atomics add in arbitrary float order, whose rounding grows with
+        // the number of contributions per parameter (millions here).
+        const double tolerance = is_deterministic(a) ? 1e-5 : 5e-5;
+        EXPECT_LT(relative_to_largest(g, sorted), tolerance) << to_string(a) << " vs sort-reduce on CUDA";
       }
-      // The deterministic strategies sum exactly; atomics add in arbitrary float order, whose rounding grows with
-      // the number of contributions per parameter (millions here).
-      const double tolerance = is_deterministic(a) ? 1e-5 : 5e-5;
-      EXPECT_LT(relative_to_largest(g, sorted), tolerance) << to_string(a) << " vs sort-reduce on CUDA";
     }
   }
 }
@@ -106,13 +120,15 @@ TEST(PathtracerCuda, GradientsMatchTheCpuBackendForEveryStrategy) {
 TEST(PathtracerCuda, DeterministicStrategiesRepeatBitwise) {
   TG_REQUIRE_CUDA();
   for (const TraceCase& c : {kCases[4], kCases[6]}) {
-    const Scene scene = builtin_scene(c.scene, dim(c.width), dim(c.height));
-    const RenderSettings rs = settings_of(c);
-    const auto adjoint = smooth_adjoint(dim(c.width), dim(c.height));
-    for (Accumulation a : {Accumulation::SortReduce, Accumulation::Owned}) {
-      const auto first = gradient(Device::Cuda, scene, rs, a, adjoint);
-      for (int run = 0; run < 5; ++run)
-        EXPECT_TRUE(test::bitwise_equal(gradient(Device::Cuda, scene, rs, a, adjoint), first)) << c.scene << " " << to_string(a);
+    for (int spp : {4, 1}) {  // overlap at one sample: Owned by block
+      const Scene scene = builtin_scene(c.scene, dim(c.width), dim(c.height));
+      const RenderSettings rs = settings_of(c, spp);
+      const auto adjoint = smooth_adjoint(dim(c.width), dim(c.height));
+      for (Accumulation a : {Accumulation::SortReduce, Accumulation::Owned}) {
+        const auto first = gradient(Device::Cuda, scene, rs, a, adjoint);
+        for (int run = 0; run < 5; ++run)
+          EXPECT_TRUE(test::bitwise_equal(gradient(Device::Cuda, scene, rs, a, adjoint), first)) << c.scene << " " << to_string(a);
+      }
     }
   }
 }

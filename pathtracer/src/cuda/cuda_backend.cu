@@ -70,7 +70,9 @@ class CudaBackend final : public Backend {
     stats.pixel_samples = static_cast<std::size_t>(m_view.camera.width) * m_view.camera.height * st.spp;
     stats.contributions = gs.interior ? stats.pixel_samples * slots : 0;
     stats.edge_samples = gs.boundary && !st.soft ? L.edges.total() : 0;
-    TG_CUDA_CHECK(cudaMemsetAsync(d_params, 0, sizeof(float) * n * kSphereParams));
+    // Owned zeroes the gradient itself, after its first launch (the kernel need not wait for it).
+    if (stats.strategy != Accumulation::Owned || n == 0)
+      TG_CUDA_CHECK(cudaMemsetAsync(d_params, 0, sizeof(float) * n * kSphereParams));
     if (n == 0) return stats;
     upload_layout(L);
 
@@ -108,10 +110,23 @@ class CudaBackend final : public Backend {
     return stats;
   }
 
+  // Few spheres, one hard vertex, one sample per pixel: as many blocks as fit on the device at once, each
+  // owning one row per sphere (no tile tables, no search, and a one-launch reduction of a few hundred rows
+  // per sphere instead of one row per tile: the reduction's fixed cost is a large share of one sample's
+  // backward). With more samples, one block per tile measured faster: the hardware hands tiles to SMs as
+  // they free up, where a static assignment leaves some SMs with more work than others.
+  std::uint32_t owned_block_rows(const RenderSettings& st, std::size_t n) const override {
+    if (n == 0 || n > static_cast<std::size_t>(kTileCapacity) || !cuda_impl::owned_block_rows_apply(st)) return 0;
+    if (m_resident == 0) m_resident = cuda_impl::owned_resident_blocks();
+    const std::size_t tiles = static_cast<std::size_t>((m_view.camera.width + kTileSize - 1) / kTileSize) *
+                              ((m_view.camera.height + kTileSize - 1) / kTileSize);
+    return static_cast<std::uint32_t>(std::min<std::size_t>(m_resident, tiles));
+  }
+
   std::size_t memory_bytes() const override {
     return m_geometry.bytes() + m_material.bytes() + m_lights.bytes() + m_nodes.bytes() + m_order.bytes() +
            m_curves.bytes() + m_tile_offsets.bytes() + m_tile_ids.bytes() + m_pair_slot.bytes() +
-           m_segments.bytes() + m_values.bytes() + m_ids.bytes() + m_grad.bytes() +
+           m_segments.bytes() + m_tile_order.bytes() + m_values.bytes() + m_ids.bytes() + m_grad.bytes() +
            m_missing.bytes() + m_acc.workspace_bytes();
   }
 
@@ -123,6 +138,7 @@ class CudaBackend final : public Backend {
     upload(m_tile_ids, L.tiles.ids);
     upload(m_pair_slot, L.owned.pair_slot);
     upload(m_segments, L.owned.segments);
+    upload(m_tile_order, L.owned.tile_order);
     m_layout_version = L.version;
   }
 
@@ -180,21 +196,21 @@ class CudaBackend final : public Backend {
     if (!gs.interior || edge.total == 0)
       TG_CUDA_CHECK(cudaMemsetAsync(m_values.data(), 0, sizeof(float) * rows * kSphereParams));
     stats.record_bytes = rows * kSphereParams * sizeof(float);
+    stats.owned_blocks = L.owned.block_rows;
     stats.layout_bytes = m_tile_offsets.bytes() + m_tile_ids.bytes() + m_pair_slot.bytes() + m_segments.bytes() +
-                         m_curves.bytes();
+                         m_tile_order.bytes() + m_curves.bytes();
     edge.owned = m_values.data();
-    if (gs.interior && edge.total > 0) {
+    const bool check_tables = gs.interior && L.owned.block_rows == 0;  // block rows index spheres directly
+    if (gs.interior) {
       // The edge pass writes rows of its own: it runs beside the interior pass on a second stream (with few
       // spheres its few blocks would otherwise run alone after it), once the work queued before (the last
-      // call's sum reading these rows) is done; the sum waits for both.
-      m_side.create();
-      TG_CUDA_CHECK(cudaEventRecord(m_side.ready, 0));
-      TG_CUDA_CHECK(cudaStreamWaitEvent(m_side.stream, m_side.ready, 0));
-      cuda_impl::launch_edges(Sink::Owned, edge, m_side.stream);
-      TG_CUDA_CHECK(cudaEventRecord(m_side.done, m_side.stream));
-    }
-    if (gs.interior) {
-      if (m_missing.empty()) {  // cleared once here, and again only after it was found set
+      // call's sum reading these rows) is done; the sum waits for both. The interior pass is queued first.
+      const bool beside = edge.total > 0;
+      if (beside) {
+        m_side.create();
+        TG_CUDA_CHECK(cudaEventRecord(m_side.ready, 0));
+      }
+      if (check_tables && m_missing.empty()) {  // cleared once here, and again only after it was found set
         m_missing.reset(1, Device::Cuda);
         m_missing.zero();
       }
@@ -203,16 +219,28 @@ class CudaBackend final : public Backend {
       in.pair_slot = m_pair_slot.data();
       in.owned = m_values.data();
       in.missing = m_missing.data();
+      in.block_rows = L.owned.block_rows;
+      in.segments = m_segments.data();
+      in.tile_order = m_tile_order.data();
       cuda_impl::launch_interior(Sink::Owned, in);
-      if (edge.total > 0) TG_CUDA_CHECK(cudaStreamWaitEvent(0, m_side.done, 0));
+      if (beside) {
+        TG_CUDA_CHECK(cudaStreamWaitEvent(m_side.stream, m_side.ready, 0));
+        cuda_impl::launch_edges(Sink::Owned, edge, m_side.stream);
+        TG_CUDA_CHECK(cudaEventRecord(m_side.done, m_side.stream));
+        TG_CUDA_CHECK(cudaStreamWaitEvent(0, m_side.done, 0));
+      }
     } else {
       cuda_impl::launch_edges(Sink::Owned, edge);
     }
+    TG_CUDA_CHECK(cudaMemsetAsync(d_params, 0, sizeof(float) * m_view.num_spheres * kSphereParams));
+    AccumulateOptions sum_options;
+    sum_options.check = false;
+    sum_options.max_segment_rows = L.owned.max_rows;
     m_acc.segmented_sum(View<const float>(m_values.data(), rows * kSphereParams, Device::Cuda), kSphereParams,
                         m_segments.cview(), View<float>(d_params, static_cast<std::size_t>(m_view.num_spheres) * kSphereParams, Device::Cuda),
-                        {false});
+                        sum_options);
     // Read after every launch is queued, so that the check does not leave the GPU idle between kernels.
-    if (gs.interior) {
+    if (check_tables) {
       const bool missing = m_missing.to_vector()[0] != 0u;
       if (missing) m_missing.zero();
       TG_ASSERT(!missing, "a sample contributed to a sphere its tile does not list");
@@ -227,7 +255,7 @@ class CudaBackend final : public Backend {
   SceneView<float> m_view;
   unsigned m_layout_version = 0;
   Buffer<EdgeCurve> m_curves;
-  Buffer<std::uint32_t> m_tile_offsets, m_tile_ids, m_pair_slot, m_segments;
+  Buffer<std::uint32_t> m_tile_offsets, m_tile_ids, m_pair_slot, m_segments, m_tile_order;
   Buffer<float> m_values, m_grad;
   Buffer<std::uint32_t> m_ids;
   Buffer<unsigned> m_missing;
@@ -250,6 +278,7 @@ class CudaBackend final : public Backend {
     }
   } m_side;
   Accumulator m_acc{Device::Cuda};
+  mutable std::uint32_t m_resident = 0;  // resident blocks of the block-row Owned kernel (once known)
 };
 
 }  // namespace

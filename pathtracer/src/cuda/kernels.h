@@ -33,8 +33,15 @@ struct InteriorArgs {
   const std::uint32_t* pair_slot;
   float* owned;                // Owned: [rows x 10]
   unsigned* missing;           // Owned: set when a contribution's sphere is not in its tile's table
+  std::uint32_t block_rows;    // Owned: 0, or the grid size with one row per block and sphere (layout.h)
+  const std::uint32_t* segments;  // Owned with block rows: the layout's segments
+  const std::uint32_t* tile_order;  // ... and its tile order
 };
 void launch_interior(Sink sink, const InteriorArgs& args);
+// Owned block rows (InteriorArgs::block_rows) exist for one hard vertex and one sample per pixel; the grid
+// that fits on the device at once.
+bool owned_block_rows_apply(const RenderSettings& settings);
+std::uint32_t owned_resident_blocks();
 
 struct EdgeArgs {
   SceneView<float> scene;

@@ -2,6 +2,7 @@
 // parameters (interior + boundary terms) with a chosen accumulation strategy, on the CPU or CUDA backend.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct BackwardStats {
   std::size_t edge_samples = 0;
   std::size_t record_bytes = 0;      // SortReduce: records of the largest chunk; Owned: the partial slots
   std::size_t layout_bytes = 0;      // Owned: tile tables and slot maps
+  std::uint32_t owned_blocks = 0;    // Owned on CUDA, one sample of one hard vertex, at most 64 spheres:
+                                     // blocks that each own one partial row per sphere (0: one row per
+                                     // tile and listed sphere)
   std::size_t workspace_bytes = 0;   // accumulator scratch (sort buffers, chunk partials)
   int record_chunks = 0;             // SortReduce: passes over the image (bounded record memory)
 };
