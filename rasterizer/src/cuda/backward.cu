@@ -173,6 +173,7 @@ void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dima
                        {s.settings.background[0], s.settings.background[1], s.settings.background[2]},
                        s.projected.data(),
                        s.tile_start.data(),
+                       s.tile_order.data(),
                        s.sorted_visible.data(),
                        s.offsets.data(),
                        s.contributors.data(),

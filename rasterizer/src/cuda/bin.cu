@@ -74,6 +74,14 @@ __global__ void tile_start_kernel(const U32* sorted_tiles, std::size_t count, in
   tile_start[t] = static_cast<U32>(lo);
 }
 
+// Each tile's instance count as its key, its id as the value.
+__global__ void tile_count_kernel(const U32* tile_start, int tiles, U32* counts, U32* ids) {
+  const std::size_t t = global_thread();
+  if (t >= std::size_t(tiles)) return;
+  counts[t] = tile_start[t + 1] - tile_start[t];
+  ids[t] = static_cast<U32>(t);
+}
+
 // The visible Gaussians front to back (ties by v, that is by Gaussian index).
 Buffer<U32> depth_order(const DeviceState& s) {
   Buffer<U32> ids[2] = {Buffer<U32>(s.visible, Device::Cuda), Buffer<U32>(s.visible, Device::Cuda)};
@@ -113,6 +121,25 @@ void bin_instances(DeviceState& s) {
   });
   cuda::launch(tile_start_kernel, tiles + 1, kBlock, 0, k.Current(), s.instances, int(tiles), s.tile_start.data());
   s.sorted_visible = std::move(values[v.selector]);
+}
+
+// The tiles by descending instance count (the blend kernels' launch order, see TileBand); the sort is stable,
+// so equal counts keep ascending ids. Scratch in four workspace slots (no allocation per call).
+void order_tiles(DeviceState& s, Workspace& ws, std::size_t first_slot) {
+  const std::size_t tiles = std::size_t(s.grid.count());
+  s.tile_order = Buffer<U32>(tiles, Device::Cuda);
+  if (tiles == 0) return;
+  U32* counts = ws.slot<U32>(first_slot, tiles);
+  U32* sorted_counts = ws.slot<U32>(first_slot + 1, tiles);
+  U32* ids = ws.slot<U32>(first_slot + 2, tiles);
+  cuda::launch(tile_count_kernel, tiles, kBlock, 0, s.tile_start.data(), int(tiles), counts, ids);
+  const int end_bit = cuda::radix_bits(s.instances);  // counts <= instances
+  std::size_t bytes = 0;
+  TG_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, counts, sorted_counts, ids, s.tile_order.data(),
+                                                          static_cast<int>(tiles), 0, end_bit));
+  TG_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(ws.slot<std::byte>(first_slot + 3, bytes), bytes, counts,
+                                                          sorted_counts, ids, s.tile_order.data(),
+                                                          static_cast<int>(tiles), 0, end_bit));
 }
 
 }  // namespace tilegrad::raster::cuda_backend

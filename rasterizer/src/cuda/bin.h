@@ -1,6 +1,7 @@
 // Internal: the CUDA binning stage (instances sorted by tile, front to back within a tile).
 #pragma once
 #include "cuda/device_state.h"
+#include "tilegrad/core/workspace.h"
 
 namespace tilegrad::raster::cuda_backend {
 
@@ -8,5 +9,9 @@ namespace tilegrad::raster::cuda_backend {
 // reference binning (cpu::bin: by tile, then depth, then Gaussian index). Reads the packed s.projected and
 // s.offsets, s.grid, s.visible and s.instances. Its scratch lives for the call only.
 void bin_instances(DeviceState& s);
+
+// Fills s.tile_order [tiles]: the tiles by descending instance count (from s.tile_start), the order in which
+// the blend kernels take them (TileBand). Uses workspace slots first_slot .. first_slot + 3.
+void order_tiles(DeviceState& s, Workspace& ws, std::size_t first_slot);
 
 }  // namespace tilegrad::raster::cuda_backend

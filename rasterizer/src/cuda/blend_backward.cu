@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(kTilePixels / PARTS) blend_backward_kernel(Ble
   __shared__ float s_partial[kRecords ? kBatch * kWarps * W : 1];
   __shared__ std::uint32_t s_warp_max[kWarps];
 
-  const TileBand<PARTS> band(a.grid);
+  const TileBand<PARTS> band(a.grid, a.tile_order);
   const int lane = threadIdx.x % cuda::kWarpSize, warp = threadIdx.x / cuda::kWarpSize;
   const int x = band.x, y = band.y;
   const bool inside = x < a.grid.width && y < a.grid.height;

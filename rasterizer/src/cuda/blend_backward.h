@@ -14,7 +14,7 @@ struct BlendBackwardArgs {
   float background[3];
   // The forward's packed state (device_state.h): records, instance slots and grad2d rows by visible index v.
   const float* proj;  // [V, kProjWidth]
-  const std::uint32_t *tile_start, *sorted_visible, *offsets, *contributors;
+  const std::uint32_t *tile_start, *tile_order, *sorted_visible, *offsets, *contributors;
   const float* final_transmittance;
   const float *dl_dimage, *dl_dalpha, *dl_ddepth;  // alpha and depth may be null
   float* grad2d;   // Atomic / WarpAggregated: [V, width], zeroed by the caller

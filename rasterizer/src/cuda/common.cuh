@@ -39,15 +39,17 @@ __device__ inline VisibleIndex visible_index(const std::uint32_t* mask, const st
 // alone, never on the GPU, so results are the same bits on every device.
 inline int tile_parts(int tiles) { return tiles < 1024 ? 4 : tiles < 2048 ? 2 : 1; }
 
-// The pixel of this thread in band blockIdx.x % PARTS of tile blockIdx.x / PARTS (kTilePixels / PARTS
-// threads per block, row-major within the band).
+// The pixel of this thread in band blockIdx.x % PARTS of tile order[blockIdx.x / PARTS] (kTilePixels / PARTS
+// threads per block, row-major within the band). The order lists the tiles by descending instance count
+// (DeviceState::tile_order): blocks start roughly in index order, so the longest tiles start first and the
+// short ones fill in behind them instead of a long tile starting last and running alone.
 template <int PARTS>
 struct TileBand {
   static_assert(PARTS == 1 || PARTS == 2 || PARTS == 4, "1, 2 or 4 bands per tile");
   static constexpr int kThreads = kTilePixels / PARTS;
   int tile, part, x, y;
-  __device__ TileBand(const TileGrid& grid)
-      : tile(int(blockIdx.x) / PARTS),
+  __device__ TileBand(const TileGrid& grid, const std::uint32_t* order)
+      : tile(int(order[blockIdx.x / PARTS])),
         part(int(blockIdx.x) % PARTS),
         x((tile % grid.tiles_x) * kTileSize + int(threadIdx.x) % kTileSize),
         y((tile / grid.tiles_x) * kTileSize + part * (kTileSize / PARTS) + int(threadIdx.x) / kTileSize) {}

@@ -29,6 +29,7 @@ struct DeviceState {
   Buffer<std::uint32_t> offsets;               // [V + 1] instance slots of each visible Gaussian
   Buffer<std::uint32_t> sorted_visible;      // [I] visible index v of each tile-sorted instance
   Buffer<std::uint32_t> tile_start;            // [tiles + 1]
+  Buffer<std::uint32_t> tile_order;            // [tiles] by descending instance count (ties by tile id)
   Buffer<std::uint32_t> contributors;          // [H * W]
   Buffer<float> final_transmittance;           // [H * W]
 };

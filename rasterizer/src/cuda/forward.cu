@@ -23,7 +23,7 @@ namespace {
 
 using cuda::global_thread;
 using U32 = std::uint32_t;
-enum WorkspaceSlot : std::size_t { kScanTemp = 0, kCounts };
+enum WorkspaceSlot : std::size_t { kScanTemp = 0, kCounts, kTileOrder /* .. + 3 */ };
 
 struct ProjectArgs {
   std::size_t n;  // threads: Gaussians (pass 1) or visible Gaussians (pass 2)
@@ -135,7 +135,7 @@ struct BlendArgs {
   Thresholds thresholds;
   float background[3];
   const float* proj;
-  const std::uint32_t *tile_start, *sorted_visible;
+  const std::uint32_t *tile_start, *tile_order, *sorted_visible;
   float *image, *alpha, *depth, *final_transmittance;
   std::uint32_t* contributors;
 };
@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(kTilePixels / PARTS) blend_kernel(BlendArgs a)
   constexpr int kThreads = TileBand<PARTS>::kThreads, kBatch = kThreads;
   __shared__ Splat<float> s_splat[kBatch];
   __shared__ float4 s_color_depth[kBatch];
-  const TileBand<PARTS> band(a.grid);
+  const TileBand<PARTS> band(a.grid, a.tile_order);
   const int tile = band.tile, x = band.x, y = band.y;
   const bool inside = x < a.grid.width && y < a.grid.height;
   const float px = x + 0.5f, py = y + 0.5f;
@@ -257,6 +257,7 @@ void forward(const GaussiansView& g, DeviceState& s, ForwardOutput& out, Workspa
   TG_CUDA_CHECK(cudaMemsetAsync(s.offsets.data() + visible, 0, sizeof(U32)));
   if (visible > 0) exclusive_sum(s.offsets.data(), s.offsets.data(), visible + 1, ws);
   bin_instances(s);
+  order_tiles(s, ws, kTileOrder);  // after the binning's scratch is freed
   clock.mark();
 
   // The per-pixel outputs are allocated once the binning's scratch is gone: the forward's peak is the larger
@@ -273,6 +274,7 @@ void forward(const GaussiansView& g, DeviceState& s, ForwardOutput& out, Workspa
                  {s.settings.background[0], s.settings.background[1], s.settings.background[2]},
                  s.projected.data(),
                  s.tile_start.data(),
+                 s.tile_order.data(),
                  s.sorted_visible.data(),
                  out.image.data(),
                  out.alpha.data(),
