@@ -1,8 +1,8 @@
 // CUDA exact segmented sum (the reduction of SortReduce and Owned); see exact_sum.h for the arithmetic.
 //
-// With a caller's bound of at most kShortMax rows per segment, one launch: a block per segment (warps stride
-// over its rows; maximum, then integer sum, both combined over the warps in shared memory). Otherwise
-// segments are handled by size:
+// With a caller's bound of at most kShortMax rows per segment, one launch (bounded_segments_kernel): windows
+// of segments, each summed by a thread per component, a warp or the whole block according to its length.
+// Otherwise segments are handled by size:
 //   tiny   (<= kTinyMax rows): one thread per (segment, component) (exact::sum on the values in registers);
 //   single (<= one multi chunk): one warp per segment; up to a register chunk the rows stay in registers (one
 //                    read), beyond it the warp reads them twice back to back (the second read hits the cache);
@@ -117,31 +117,23 @@ __global__ void tiny_segments_kernel(Rows rows, const std::uint32_t* offsets, st
     if (i >= len) break;
     x[i] = rows.at(begin + i, c);
   }
-  out.write(s, c, exact::sum([&](std::uint32_t i) { return x[i]; }, len));
+  out.write(s, c, exact::sum<kTinyMax>([&](std::uint32_t i) { return x[i]; }, len));
 }
 
-// One block per segment (grid-stride over segments): the second read of the rows hits the cache. For
-// segments known to be short, where the planned path's launches would cost more than the sums themselves;
-// large blocks keep each thread's chain of loads short (a few hundred rows: a handful per thread).
-constexpr unsigned kShortBlock = 1024;
-__global__ void __launch_bounds__(kShortBlock) short_segments_kernel(Rows rows, const std::uint32_t* offsets,
-                                                                     std::size_t num_segments, Output out) {
-  __shared__ float s_max[kShortBlock / 32][32];
-  __shared__ unsigned s_flags[kShortBlock / 32][32];
-  __shared__ long long s_sum[kShortBlock / 32][32];
+// Segment s (rows [begin, end)) summed by one warp. Up to kRegs steps of rows the values stay in registers (one
+// read); longer segments are read twice back to back (the second read hits the cache).
+__device__ void warp_segment_sum(const Rows& rows, const Output& out, std::size_t s, std::uint32_t begin,
+                                 std::uint32_t end, const LaneLayout& l) {
   const int width = rows.width;
-  const LaneLayout l = lane_layout(width);
-  const int warp = threadIdx.x / cuda::kWarpSize, warps = blockDim.x / cuda::kWarpSize;
-  const std::uint32_t stride = warps * l.per_step;
-  for (std::size_t s = blockIdx.x; s < num_segments; s += gridDim.x) {
-    const std::uint32_t begin = offsets[s], end = offsets[s + 1];
-    if (begin == end) continue;  // uniform over the block
-    const std::uint32_t first = begin + warp * l.per_step + l.r;
-    float max_abs = 0.0f;
-    unsigned flags = 0;
+  const int steps = int((end - begin + l.per_step - 1) / l.per_step);  // uniform over the warp
+  float max_abs = 0.0f;
+  unsigned flags = 0;
+  long long sum = 0;
+  int scale = 0;
+  if (steps > kRegs) {
     if (l.active) {
-#pragma unroll 4
-      for (std::uint32_t i = first; i < end; i += stride) {
+#pragma unroll 8
+      for (std::uint32_t i = begin + l.r; i < end; i += l.per_step) {
         const float x = rows.at(i, l.c);
         flags |= exact::nonfinite_flags(x);
         max_abs = fmaxf(max_abs, fabsf(x));
@@ -149,30 +141,134 @@ __global__ void __launch_bounds__(kShortBlock) short_segments_kernel(Rows rows, 
     }
     max_abs = combine_rows(max_abs, l, width, MaxOp{});
     flags = combine_rows(flags, l, width, OrOp{});
-    if (l.active && l.r == 0) {
-      s_max[warp][l.c] = max_abs;
-      s_flags[warp][l.c] = flags;
-    }
-    __syncthreads();
-    for (int w = 0; w < warps; ++w) {  // every lane: the segment's maximum and flags of its component
-      max_abs = fmaxf(max_abs, s_max[w][l.c]);
-      flags |= s_flags[w][l.c];
-    }
-    const int scale = exact::scale_exponent(max_abs, end - begin);
-    long long sum = 0;
+    scale = exact::scale_exponent(max_abs, end - begin);
     if (l.active && !flags) {
+#pragma unroll 8
+      for (std::uint32_t i = begin + l.r; i < end; i += l.per_step) sum += exact::quantize(rows.at(i, l.c), scale);
+    }
+  } else {
+    float x[kRegs];
+#pragma unroll
+    for (int q = 0; q < kRegs; ++q) {
+      if (q >= steps) break;
+      const std::uint32_t i = begin + l.r + q * l.per_step;
+      x[q] = (l.active && i < end) ? rows.at(i, l.c) : 0.0f;
+      flags |= exact::nonfinite_flags(x[q]);
+      max_abs = fmaxf(max_abs, fabsf(x[q]));
+    }
+    max_abs = combine_rows(max_abs, l, width, MaxOp{});
+    flags = combine_rows(flags, l, width, OrOp{});
+    scale = exact::scale_exponent(max_abs, end - begin);
+    if (!flags) {
+#pragma unroll
+      for (int q = 0; q < kRegs; ++q) {
+        if (q >= steps) break;
+        sum += exact::quantize(x[q], scale);  // padding zeros add nothing
+      }
+    }
+  }
+  sum = combine_rows(sum, l, width, AddOp{});
+  if (l.active && l.r == 0) out.write(s, l.c, flags ? exact::nonfinite_result(flags) : exact::dequantize(sum, scale));
+}
+
+// Per-warp partial results of a block, combined in warp order by block_combine.
+struct BlockScratch {
+  float max_abs[32][32];
+  unsigned flags[32][32];
+  long long sum[32][32];
+};
+// Every lane (r, c) of every warp gets component c's maximum and flags over the block (sum = false) or its
+// integer total (sum = true). Lanes with r = 0 contribute their warp's value.
+template <class T, class Op>
+__device__ T block_combine(T v, T (&slots)[32][32], const LaneLayout& l, Op op) {
+  const int warp = threadIdx.x / cuda::kWarpSize, warps = blockDim.x / cuda::kWarpSize;
+  if (l.active && l.r == 0) slots[warp][l.c] = v;
+  __syncthreads();
+  T total = slots[0][l.c];
+  for (int w = 1; w < warps; ++w) total = op(total, slots[w][l.c]);
+  __syncthreads();  // the slots are rewritten by the next combination
+  return total;
+}
+
+// Segment s summed by the whole block: warps stride over its rows (maximum, then integer sum, each combined
+// over the warps). Every thread of the block must call it.
+__device__ void block_segment_sum(const Rows& rows, const Output& out, std::size_t s, std::uint32_t begin,
+                                  std::uint32_t end, const LaneLayout& l, BlockScratch& scratch) {
+  const int width = rows.width;
+  const int warp = threadIdx.x / cuda::kWarpSize, warps = blockDim.x / cuda::kWarpSize;
+  const std::uint32_t stride = warps * l.per_step, first = begin + warp * l.per_step + l.r;
+  float max_abs = 0.0f;
+  unsigned flags = 0;
+  if (l.active) {
 #pragma unroll 4
-      for (std::uint32_t i = first; i < end; i += stride) sum += exact::quantize(rows.at(i, l.c), scale);
+    for (std::uint32_t i = first; i < end; i += stride) {
+      const float x = rows.at(i, l.c);
+      flags |= exact::nonfinite_flags(x);
+      max_abs = fmaxf(max_abs, fabsf(x));
     }
-    sum = combine_rows(sum, l, width, AddOp{});
-    if (l.active && l.r == 0) s_sum[warp][l.c] = sum;
-    __syncthreads();
-    if (threadIdx.x < width) {  // lane c of warp 0 holds component c's scale and flags
-      long long total = 0;
-      for (int w = 0; w < warps; ++w) total += s_sum[w][l.c];
-      out.write(s, l.c, flags ? exact::nonfinite_result(flags) : exact::dequantize(total, scale));
+  }
+  max_abs = block_combine(combine_rows(max_abs, l, width, MaxOp{}), scratch.max_abs, l, MaxOp{});
+  flags = block_combine(combine_rows(flags, l, width, OrOp{}), scratch.flags, l, OrOp{});
+  const int scale = exact::scale_exponent(max_abs, end - begin);
+  long long sum = 0;
+  if (l.active && !flags) {
+#pragma unroll 4
+    for (std::uint32_t i = first; i < end; i += stride) sum += exact::quantize(rows.at(i, l.c), scale);
+  }
+  sum = block_combine(combine_rows(sum, l, width, AddOp{}), scratch.sum, l, AddOp{});
+  if (threadIdx.x < width) out.write(s, l.c, flags ? exact::nonfinite_result(flags) : exact::dequantize(sum, scale));
+}
+
+// Segments of at most kShortMax rows (a caller's bound), in one launch. Each block takes a window of `window`
+// consecutive segments and gives each the smallest worker that suits it: a thread per component up to kTinyMax
+// rows, a warp up to its register capacity, else the whole block. Blocks of kBoundedBlock threads with windows
+// of kWindow segments for many segments; one segment per block of kShortBlock threads for a few (see
+// segmented_sum).
+constexpr unsigned kBoundedBlock = 256, kShortBlock = 1024;
+constexpr std::uint32_t kWindow = 32;
+__global__ void __launch_bounds__(kShortBlock) bounded_segments_kernel(Rows rows, const std::uint32_t* offsets,
+                                                                       std::size_t num_segments,
+                                                                       std::uint32_t window, Output out) {
+  __shared__ BlockScratch scratch;
+  __shared__ std::uint32_t s_warp[kWindow], s_block[kWindow];
+  __shared__ unsigned s_counts[2];
+  const int width = rows.width;
+  const LaneLayout l = lane_layout(width);
+  const int warp = threadIdx.x / cuda::kWarpSize, warps = blockDim.x / cuda::kWarpSize;
+  const std::uint32_t warp_rows = std::uint32_t(kRegs * l.per_step);
+  const std::size_t first = std::size_t(blockIdx.x) * window;
+  const std::uint32_t in_window = std::uint32_t(min(std::size_t(window), num_segments - first));
+  if (threadIdx.x < 2) s_counts[threadIdx.x] = 0;
+  __syncthreads();
+  // Lists of the window's warp and block segments (their order does not matter: each is summed alone).
+  if (threadIdx.x < in_window) {
+    const std::size_t s = first + threadIdx.x;
+    const std::uint32_t len = offsets[s + 1] - offsets[s];
+    if (len > warp_rows) s_block[atomicAdd(&s_counts[1], 1u)] = std::uint32_t(threadIdx.x);
+    else if (len > kTinyMax) s_warp[atomicAdd(&s_counts[0], 1u)] = std::uint32_t(threadIdx.x);
+  }
+  // Tiny segments: a thread per (segment, component), the values in registers.
+  for (std::uint32_t k = threadIdx.x; k < in_window * width; k += blockDim.x) {
+    const std::size_t s = first + k / width;
+    const int c = int(k % width);
+    const std::uint32_t begin = offsets[s], len = offsets[s + 1] - begin;
+    if (len == 0 || len > kTinyMax) continue;
+    float x[kTinyMax];
+#pragma unroll
+    for (std::uint32_t i = 0; i < kTinyMax; ++i) {
+      if (i >= len) break;
+      x[i] = rows.at(begin + i, c);
     }
-    __syncthreads();  // the shared arrays are rewritten for the next segment
+    out.write(s, c, exact::sum<kTinyMax>([&](std::uint32_t i) { return x[i]; }, len));
+  }
+  __syncthreads();
+  for (unsigned i = warp; i < s_counts[0]; i += warps) {
+    const std::size_t s = first + s_warp[i];
+    warp_segment_sum(rows, out, s, offsets[s], offsets[s + 1], l);
+  }
+  for (unsigned i = 0; i < s_counts[1]; ++i) {  // uniform over the block
+    const std::size_t s = first + s_block[i];
+    block_segment_sum(rows, out, s, offsets[s], offsets[s + 1], l, scratch);
   }
 }
 
@@ -241,62 +337,12 @@ __device__ Chunk multi_chunk(const Plan& p, std::uint32_t k) {
   const std::uint32_t warps_ = gridDim.x * blockDim.x / cuda::kWarpSize;             \
   for (std::uint32_t t = static_cast<std::uint32_t>(global_thread() / cuda::kWarpSize); t < task_count_; t += warps_)
 
-// Segments of up to one multi chunk, one warp each. The register-resident case reads the rows once.
+// Segments of up to one multi chunk, one warp each (warp_segment_sum).
 __global__ void single_chunk_kernel(Plan p) {
-  const int width = p.rows.width;
-  const LaneLayout l = lane_layout(width);
+  const LaneLayout l = lane_layout(p.rows.width);
   TG_FOR_EACH_WARP_TASK(p.single_count()) {
     const std::size_t s = p.single_tasks[t];
-    const std::uint32_t begin = p.offsets[s], end = p.offsets[s + 1];
-    const int steps = int((end - begin + l.per_step - 1) / l.per_step);  // uniform over the warp
-    if (steps > kRegs) {  // too long for registers: two passes, the second from cache
-      float max_abs = 0.0f;
-      unsigned flags = 0;
-      if (l.active) {
-#pragma unroll 8
-        for (std::uint32_t i = begin + l.r; i < end; i += l.per_step) {
-          const float x = p.rows.at(i, l.c);
-          flags |= exact::nonfinite_flags(x);
-          max_abs = fmaxf(max_abs, fabsf(x));
-        }
-      }
-      max_abs = combine_rows(max_abs, l, width, MaxOp{});
-      flags = combine_rows(flags, l, width, OrOp{});
-      const int scale = exact::scale_exponent(max_abs, end - begin);
-      long long sum = 0;
-      if (l.active && !flags) {
-#pragma unroll 8
-        for (std::uint32_t i = begin + l.r; i < end; i += l.per_step) sum += exact::quantize(p.rows.at(i, l.c), scale);
-      }
-      sum = combine_rows(sum, l, width, AddOp{});
-      if (l.active && l.r == 0)
-        p.out.write(s, l.c, flags ? exact::nonfinite_result(flags) : exact::dequantize(sum, scale));
-      continue;
-    }
-    float x[kRegs];
-    float max_abs = 0.0f;
-    unsigned flags = 0;
-#pragma unroll
-    for (int q = 0; q < kRegs; ++q) {
-      if (q >= steps) break;
-      const std::uint32_t i = begin + l.r + q * l.per_step;
-      x[q] = (l.active && i < end) ? p.rows.at(i, l.c) : 0.0f;
-      flags |= exact::nonfinite_flags(x[q]);
-      max_abs = fmaxf(max_abs, fabsf(x[q]));
-    }
-    max_abs = combine_rows(max_abs, l, width, MaxOp{});
-    flags = combine_rows(flags, l, width, OrOp{});
-    const int scale = exact::scale_exponent(max_abs, end - begin);
-    long long sum = 0;
-    if (!flags) {
-#pragma unroll
-      for (int q = 0; q < kRegs; ++q) {
-        if (q >= steps) break;
-        sum += exact::quantize(x[q], scale);  // padding zeros add nothing
-      }
-    }
-    sum = combine_rows(sum, l, width, AddOp{});
-    if (l.active && l.r == 0) p.out.write(s, l.c, flags ? exact::nonfinite_result(flags) : exact::dequantize(sum, scale));
+    warp_segment_sum(p.rows, p.out, s, p.offsets[s], p.offsets[s + 1], l);
   }
 }
 
@@ -464,8 +510,13 @@ void segmented_sum(const float* values, const std::uint32_t* perm, const std::ui
   const Rows rows{values, perm, width};
   const Output out{grad, nullptr, offsets, width};
   if (max_rows > 0 && max_rows <= kShortMax) {
-    short_segments_kernel<<<cuda::persistent_blocks(num_segments * kShortBlock, kShortBlock, 2), kShortBlock, 0,
-                            stream>>>(rows, offsets, num_segments, out);
+    // Windows of segments when there are enough of them to fill the GPU several times over; otherwise a large
+    // block per segment, which keeps the chain of loads of a long segment short.
+    const std::size_t per_window = num_segments / (std::size_t(cuda::sm_count()) * 8);
+    const std::uint32_t window = std::uint32_t(std::clamp<std::size_t>(per_window, 1, kWindow));
+    const unsigned block = window > 1 ? kBoundedBlock : kShortBlock;
+    bounded_segments_kernel<<<(num_segments + window - 1) / window, block, 0, stream>>>(rows, offsets, num_segments,
+                                                                                       window, out);
     TG_CUDA_CHECK_LAUNCH();
     return;
   }

@@ -2,10 +2,11 @@
 // Gaussian, local Jacobians from dual numbers through the forward's own projection and colour code). The forward
 // state is packed by visible index v (device_state.h): the 2D records (per-Gaussian grad2d, Owned segments) are
 // indexed by v, the parameters and their gradients by the Gaussian index g.
+// Memory: the per-instance records of Owned and SortReduce are freed once reduced to grad2d, before the
+// parameter gradients are allocated, so the peak holds the larger of the two, not both.
 #include "cuda/backend.h"
 #include "cuda/blend_backward.h"
 #include "cuda/common.cuh"
-#include "tilegrad/ad/exact_sum.h"
 #include "tilegrad/rasterizer/element/projection_backward.h"
 
 namespace tilegrad::raster::cuda_backend {
@@ -13,10 +14,6 @@ namespace {
 
 using cuda::global_thread;
 enum WorkspaceSlot : std::size_t { kGrad2d = 16, kPartial, kNonfiniteFlag };
-// Owned: the AD layer reduces every segment of two or more instances in place, into its first row (its layouts
-// spread a segment's rows and components over lanes). A thread per Gaussian summing its own rows gives the same
-// exact sum, but its warp waits on its longest segment (measured: slower).
-constexpr std::uint32_t kReducedFrom = 2;
 
 struct ProjectBackwardArgs {
   std::size_t n;
@@ -27,10 +24,8 @@ struct ProjectBackwardArgs {
   bool antialiased;
   const std::uint32_t *visible_mask, *visible_before;  // v of each Gaussian (visible_index)
   const std::uint8_t* clamped;                         // [V]
-  const std::uint32_t* offsets;                        // [V + 1]
-  const float* grad2d;   // [V, width] records (Atomic, WarpAggregated, SortReduce), or null:
-  const float* partial;  // Owned: per-instance records, long segments already reduced into their first row
-  int width;             // floats per record: 9, or 12 with depth and |dL/dmean2d|
+  const float* grad2d;  // [V, width] per-Gaussian records
+  int width;           // floats per record: 9, or 12 with depth and |dL/dmean2d|
   float *g_means, *g_log_scales, *g_quats, *g_logits, *g_sh, *g_colors, *g_mean2d, *g_mean2d_abs;
 };
 
@@ -71,19 +66,10 @@ __global__ void __launch_bounds__(kProjectBlock, 4) project_backward_kernel(Proj
 #pragma unroll
   for (int c = 0; c < kGrad2dWidth; ++c) rec[c] = 0.0f;
   if (rendered) {
-    if (a.grad2d) {
-      const float* src = a.grad2d + std::size_t(v) * width;
+    const float* src = a.grad2d + std::size_t(v) * width;
 #pragma unroll
-      for (int c = 0; c < kGrad2dWidth; ++c)
-        if (c < width) rec[c] = src[c];
-    } else {
-      // The first row holds the segment's sum (a single record is its own): exact::sum of one value gives the
-      // same bits as the segmented sum would (zeros as +0).
-      const float* first_row = a.partial + std::size_t(a.offsets[v]) * width;
-#pragma unroll
-      for (int c = 0; c < kGrad2dWidth; ++c)
-        if (c < width) rec[c] = exact::sum([&](std::uint32_t) { return first_row[c]; }, 1);
-    }
+    for (int c = 0; c < kGrad2dWidth; ++c)
+      if (c < width) rec[c] = src[c];
   }
   const Vec3<float> mean = valid ? Vec3<float>{{a.means[3 * g], a.means[3 * g + 1], a.means[3 * g + 2]}}
                                  : Vec3<float>::zero();
@@ -149,6 +135,53 @@ void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dima
   const std::size_t n = g.count, visible = s.visible;
   const int stored_k = sh_coefficients(g.sh_degree);
   const bool colors = !g.colors.empty();
+  StageClock clock(times != nullptr);
+
+  const bool records = accumulation == Accumulation::Owned || accumulation == Accumulation::SortReduce;
+  // Per-Gaussian records of the visible Gaussians: the atomic targets, or the reductions' output.
+  float* grad2d = ws.slot<float>(kGrad2d, visible * width);
+  if (visible > 0) TG_CUDA_CHECK(cudaMemsetAsync(grad2d, 0, visible * width * sizeof(float)));
+  {
+    Buffer<float> partial_buffer(records ? s.instances * width : 0, Device::Cuda);  // freed after the reduction
+    float* partial = partial_buffer.data();
+    BlendBackwardArgs ba{s.grid,
+                         s.settings.thresholds,
+                         {s.settings.background[0], s.settings.background[1], s.settings.background[2]},
+                         s.projected.data(),
+                         s.tile_start.data(),
+                         s.tile_order.data(),
+                         s.sorted_visible.data(),
+                         s.offsets.data(),
+                         s.contributors.data(),
+                         s.final_transmittance.data(),
+                         dl_dimage,
+                         dl_dalpha,
+                         dl_ddepth,
+                         grad2d,
+                         partial};
+    const std::size_t pixels = std::size_t(s.grid.width) * s.grid.height;
+    if (pixels > 0) launch_blend_backward(accumulation, width, ba, s.grid.count());
+    clock.mark();
+
+    if (records && s.instances > 0) {
+      const View<const float> values(partial, s.instances * width, Device::Cuda);
+      const View<float> out(grad2d, visible * width, Device::Cuda);
+      if (accumulation == Accumulation::Owned) {
+        // The forward laid out each visible Gaussian's instance slots contiguously: its offsets are the
+        // segments, and no segment is longer than the most tiles any Gaussian touches.
+        const View<const std::uint32_t> segments(s.offsets.data(), visible + 1, Device::Cuda);
+        acc.segmented_sum(values, width, segments, out, {false, s.max_tiles});
+      } else {
+        Contributions in;
+        in.values = values;
+        in.width = width;
+        in.ids = View<const std::uint32_t>(s.sorted_visible.data(), s.instances, Device::Cuda);
+        acc.accumulate(Accumulation::SortReduce, in, out, {false});
+      }
+    }
+    clock.mark();
+  }
+
   grads.means = Buffer<float>(n * 3, Device::Cuda);
   grads.log_scales = Buffer<float>(n * 3, Device::Cuda);
   grads.quats = Buffer<float>(n * 4, Device::Cuda);
@@ -157,52 +190,6 @@ void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dima
   grads.colors = Buffer<float>(colors ? n * 3 : 0, Device::Cuda);
   grads.mean2d = Buffer<float>(n * 2, Device::Cuda);
   grads.mean2d_abs = Buffer<float>(settings.absolute_mean2d ? n * 2 : 0, Device::Cuda);
-  StageClock clock(times != nullptr);
-
-  const bool records = accumulation == Accumulation::Owned || accumulation == Accumulation::SortReduce;
-  // Per-Gaussian records of the visible Gaussians: the atomic targets, or SortReduce's output; Owned needs none.
-  float* grad2d = nullptr;
-  if (accumulation != Accumulation::Owned) {
-    grad2d = ws.slot<float>(kGrad2d, visible * width);
-    if (visible > 0) TG_CUDA_CHECK(cudaMemsetAsync(grad2d, 0, visible * width * sizeof(float)));
-  }
-  Buffer<float> partial_buffer(records ? s.instances * width : 0, Device::Cuda);  // freed after the call
-  float* partial = partial_buffer.data();
-  BlendBackwardArgs ba{s.grid,
-                       s.settings.thresholds,
-                       {s.settings.background[0], s.settings.background[1], s.settings.background[2]},
-                       s.projected.data(),
-                       s.tile_start.data(),
-                       s.tile_order.data(),
-                       s.sorted_visible.data(),
-                       s.offsets.data(),
-                       s.contributors.data(),
-                       s.final_transmittance.data(),
-                       dl_dimage,
-                       dl_dalpha,
-                       dl_ddepth,
-                       grad2d,
-                       partial};
-  const std::size_t pixels = std::size_t(s.grid.width) * s.grid.height;
-  if (pixels > 0) launch_blend_backward(accumulation, width, ba, s.grid.count());
-  clock.mark();
-
-  if (records && s.instances > 0) {
-    const View<float> values(partial, s.instances * width, Device::Cuda);
-    if (accumulation == Accumulation::Owned) {
-      // The forward laid out each visible Gaussian's instance slots contiguously: its offsets are the segments.
-      const View<const std::uint32_t> segments(s.offsets.data(), visible + 1, Device::Cuda);
-      acc.reduce_segments_in_place(values, width, segments, kReducedFrom);
-    } else {
-      Contributions in;
-      in.values = values;
-      in.width = width;
-      in.ids = View<const std::uint32_t>(s.sorted_visible.data(), s.instances, Device::Cuda);
-      acc.accumulate(Accumulation::SortReduce, in, View<float>(grad2d, visible * width, Device::Cuda), {false});
-    }
-  }
-  clock.mark();
-
   ProjectBackwardArgs pa{n,
                          stored_k,
                          s.active_degree,
@@ -218,9 +205,7 @@ void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dima
                          s.visible_mask.data(),
                          s.visible_before.data(),
                          s.clamped.data(),
-                         s.offsets.data(),
                          grad2d,
-                         partial,
                          width,
                          grads.means.data(),
                          grads.log_scales.data(),

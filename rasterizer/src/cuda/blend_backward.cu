@@ -93,8 +93,14 @@ __device__ inline bool fragment_record(PixelWalk& p, const Splat<float>& sp, flo
   return true;
 }
 
+// At least 4 blocks per SM: whole-tile blocks are held to 64 registers (the warp-summed modes need 74-78, and
+// their shared memory allows 4-5 blocks): a few spilled bytes buy a third more warps to hide the loop's latency
+// (measured at garden grid 1: Owned 1.564 -> 1.508 ms, WarpAggregated 1.515 -> 1.451 ms). Band blocks are
+// smaller; the bound leaves them as they are.
+constexpr int kMinBlocksPerSm = 4;
+
 template <Accumulation MODE, int W, int PARTS>
-__global__ void __launch_bounds__(kTilePixels / PARTS) blend_backward_kernel(BlendBackwardArgs a) {
+__global__ void __launch_bounds__(kTilePixels / PARTS, kMinBlocksPerSm) blend_backward_kernel(BlendBackwardArgs a) {
   static_assert(W == 9 || W == kGrad2dWidth, "records hold 9 or 12 floats");
   constexpr int kBatch = batch_for<W>();
   constexpr int kThreads = TileBand<PARTS>::kThreads, kWarps = kThreads / cuda::kWarpSize;

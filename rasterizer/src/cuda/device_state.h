@@ -22,6 +22,7 @@ struct DeviceState {
   RasterSettings settings{};
   int active_degree = 0;
   std::size_t instances = 0, visible = 0;      // I, V
+  std::uint32_t max_tiles = 0;                 // the most tiles (instances) of one Gaussian
   Buffer<std::uint32_t> visible_mask;          // [ceil(N / 32)] bit g % 32 of word g / 32: Gaussian g is visible
   Buffer<std::uint32_t> visible_before;        // [ceil(N / 32) + 1] visible Gaussians in the words before; last: V
   Buffer<float> projected;                     // [V, kProjWidth] (layout of cpu::Proj)

@@ -33,9 +33,10 @@ struct ProjectArgs {
   TileGrid grid;
   float blur, extent, min_alpha;
   bool antialiased;
-  // Pass 1, one thread per Gaussian: visibility bits and the instance count.
+  // Pass 1, one thread per Gaussian: visibility bits, the instance count and the most tiles of one Gaussian.
   U32* visible_mask;  // [ceil(N / 32)]
   U32* instances;
+  U32* max_tiles;
   // Pass 2, one thread per visible Gaussian v (ids non-null): its record at v.
   const U32* ids;  // [V] Gaussian of each visible index
   float* proj;
@@ -99,9 +100,13 @@ __global__ void project_kernel(ProjectArgs a) {
   // instance count: exact, so the same on every run.
   const unsigned votes = __ballot_sync(0xFFFFFFFFu, p.tiles != 0);
   const unsigned tiles = __reduce_add_sync(0xFFFFFFFFu, static_cast<unsigned>(p.tiles));
+  const unsigned most = __reduce_max_sync(0xFFFFFFFFu, static_cast<unsigned>(p.tiles));
   if (cuda::lane_id() == 0 && valid) {
     a.visible_mask[i / 32] = votes;
-    if (tiles) atomicAdd(a.instances, tiles);
+    if (tiles) {
+      atomicAdd(a.instances, tiles);
+      atomicMax(a.max_tiles, most);
+    }
   }
 }
 
@@ -218,22 +223,25 @@ void forward(const GaussiansView& g, DeviceState& s, ForwardOutput& out, Workspa
                  nullptr,
                  nullptr,
                  nullptr,
+                 nullptr,
                  nullptr};
   // Pass 1 over all Gaussians, then their visible indices (the extra last element of the scan gives V).
   s.visible_mask = Buffer<U32>(words, Device::Cuda);
   s.visible_before = Buffer<U32>(words + 1, Device::Cuda);
-  auto* counts = ws.slot<U32>(kCounts, 2);  // {visible, instances}
-  TG_CUDA_CHECK(cudaMemsetAsync(counts, 0, 2 * sizeof(U32)));
+  auto* counts = ws.slot<U32>(kCounts, 3);  // {visible, instances, most tiles of one Gaussian}
+  TG_CUDA_CHECK(cudaMemsetAsync(counts, 0, 3 * sizeof(U32)));
   pa.visible_mask = s.visible_mask.data();
   pa.instances = counts + 1;
+  pa.max_tiles = counts + 2;
   cuda::launch(project_kernel, n, kBlock, 0, pa);
   exclusive_sum(thrust::make_transform_iterator(thrust::counting_iterator<U32>(0), WordCount{pa.visible_mask, words}),
                 s.visible_before.data(), words + 1, ws);
   TG_CUDA_CHECK(cudaMemcpyAsync(counts, s.visible_before.data() + words, sizeof(U32), cudaMemcpyDeviceToDevice));
-  U32 host_counts[2] = {0, 0};
+  U32 host_counts[3] = {0, 0, 0};
   TG_CUDA_CHECK(cudaMemcpy(host_counts, counts, sizeof(host_counts), cudaMemcpyDeviceToHost));
   s.visible = host_counts[0];
   s.instances = host_counts[1];
+  s.max_tiles = host_counts[2];
 
   // Pass 2 over the visible Gaussians: records and tile counts at v.
   const std::size_t visible = s.visible;

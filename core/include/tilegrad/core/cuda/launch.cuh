@@ -15,15 +15,20 @@ inline unsigned blocks_for(std::size_t n, unsigned block) {
   return static_cast<unsigned>((n + block - 1) / block);
 }
 
-// Number of blocks for a grid-stride kernel: enough to fill the GPU, never more than the work needs.
-inline unsigned persistent_blocks(std::size_t work_items, unsigned block, unsigned blocks_per_sm = 8) {
+// Streaming multiprocessors of the current device (read once).
+inline int sm_count() {
   static int sms = [] {
     int device = 0, count = 0;
     TG_CUDA_CHECK(cudaGetDevice(&device));
     TG_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
     return count;
   }();
-  const std::size_t cap = static_cast<std::size_t>(sms) * blocks_per_sm;
+  return sms;
+}
+
+// Number of blocks for a grid-stride kernel: enough to fill the GPU, never more than the work needs.
+inline unsigned persistent_blocks(std::size_t work_items, unsigned block, unsigned blocks_per_sm = 8) {
+  const std::size_t cap = static_cast<std::size_t>(sm_count()) * blocks_per_sm;
   return static_cast<unsigned>(std::max<std::size_t>(1, std::min(cap, (work_items + block - 1) / block)));
 }
 
