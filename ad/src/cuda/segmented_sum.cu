@@ -64,6 +64,25 @@ std::uint32_t multi_rows(std::size_t count, int width) {
   return static_cast<std::uint32_t>(per_step * std::clamp<std::size_t>(steps, kMinMultiSteps, kMultiSteps));
 }
 
+// Calls f(x) for component c of rows first, first + stride, ... below end. The loads go in batches of
+// kBatchLoads issued together (slots past the end read as 0, which no maximum, flag or integer sum notices),
+// so a batch waits on memory once instead of once per load.
+constexpr int kBatchLoads = 8;
+template <class F>
+__device__ void for_each_value(const Rows& rows, std::uint32_t first, std::uint32_t end, std::uint32_t stride, int c,
+                               const F& f) {
+  for (std::uint64_t i0 = first; i0 < end; i0 += std::uint64_t(kBatchLoads) * stride) {
+    float x[kBatchLoads];
+#pragma unroll
+    for (int k = 0; k < kBatchLoads; ++k) {
+      const std::uint64_t i = i0 + std::uint64_t(k) * stride;
+      x[k] = i < end ? rows.at(std::uint32_t(i), c) : 0.0f;
+    }
+#pragma unroll
+    for (int k = 0; k < kBatchLoads; ++k) f(x[k]);
+  }
+}
+
 // Combines one component's per-lane values over the rows of a step (tree over r); every lane (r, c)
 // receives the total of component c.
 template <class T, class Op>
@@ -132,27 +151,30 @@ __device__ void warp_segment_sum(const Rows& rows, const Output& out, std::size_
   int scale = 0;
   if (steps > kRegs) {
     if (l.active) {
-#pragma unroll 8
-      for (std::uint32_t i = begin + l.r; i < end; i += l.per_step) {
-        const float x = rows.at(i, l.c);
+      for_each_value(rows, begin + l.r, end, l.per_step, l.c, [&](float x) {
         flags |= exact::nonfinite_flags(x);
         max_abs = fmaxf(max_abs, fabsf(x));
-      }
+      });
     }
     max_abs = combine_rows(max_abs, l, width, MaxOp{});
     flags = combine_rows(flags, l, width, OrOp{});
     scale = exact::scale_exponent(max_abs, end - begin);
     if (l.active && !flags) {
-#pragma unroll 8
-      for (std::uint32_t i = begin + l.r; i < end; i += l.per_step) sum += exact::quantize(rows.at(i, l.c), scale);
+      for_each_value(rows, begin + l.r, end, l.per_step, l.c, [&](float x) { sum += exact::quantize(x, scale); });
     }
   } else {
+    // All loads first, then the arithmetic: a load and its use in one guarded step would make each load wait
+    // for the one before it.
     float x[kRegs];
 #pragma unroll
     for (int q = 0; q < kRegs; ++q) {
       if (q >= steps) break;
       const std::uint32_t i = begin + l.r + q * l.per_step;
       x[q] = (l.active && i < end) ? rows.at(i, l.c) : 0.0f;
+    }
+#pragma unroll
+    for (int q = 0; q < kRegs; ++q) {
+      if (q >= steps) break;
       flags |= exact::nonfinite_flags(x[q]);
       max_abs = fmaxf(max_abs, fabsf(x[q]));
     }
@@ -200,35 +222,34 @@ __device__ void block_segment_sum(const Rows& rows, const Output& out, std::size
   float max_abs = 0.0f;
   unsigned flags = 0;
   if (l.active) {
-#pragma unroll 4
-    for (std::uint32_t i = first; i < end; i += stride) {
-      const float x = rows.at(i, l.c);
+    for_each_value(rows, first, end, stride, l.c, [&](float x) {
       flags |= exact::nonfinite_flags(x);
       max_abs = fmaxf(max_abs, fabsf(x));
-    }
+    });
   }
   max_abs = block_combine(combine_rows(max_abs, l, width, MaxOp{}), scratch.max_abs, l, MaxOp{});
   flags = block_combine(combine_rows(flags, l, width, OrOp{}), scratch.flags, l, OrOp{});
   const int scale = exact::scale_exponent(max_abs, end - begin);
   long long sum = 0;
   if (l.active && !flags) {
-#pragma unroll 4
-    for (std::uint32_t i = first; i < end; i += stride) sum += exact::quantize(rows.at(i, l.c), scale);
+    for_each_value(rows, first, end, stride, l.c, [&](float x) { sum += exact::quantize(x, scale); });
   }
   sum = block_combine(combine_rows(sum, l, width, AddOp{}), scratch.sum, l, AddOp{});
   if (threadIdx.x < width) out.write(s, l.c, flags ? exact::nonfinite_result(flags) : exact::dequantize(sum, scale));
 }
 
-// Segments of at most kShortMax rows (a caller's bound), in one launch. Each block takes a window of `window`
-// consecutive segments and gives each the smallest worker that suits it: a thread per component up to kTinyMax
-// rows, a warp up to its register capacity, else the whole block. Blocks of kBoundedBlock threads with windows
-// of kWindow segments for many segments; one segment per block of kShortBlock threads for a few (see
-// segmented_sum).
+// Segments of at most kShortMax rows (a caller's bound). Each block takes a window of `window` consecutive
+// segments and gives each the smallest worker that suits it: a warp up to its register capacity, else the whole
+// block, and (with_tiny) a thread per component up to kTinyMax rows. Many segments: windows of up to kWindow
+// segments in blocks of kBoundedBlock threads, the tiny segments left to tiny_segments_kernel (a block's
+// phases would wait on each other); few segments: one per block of kShortBlock threads, tiny ones included
+// (one launch). See segmented_sum.
 constexpr unsigned kBoundedBlock = 256, kShortBlock = 1024;
-constexpr std::uint32_t kWindow = 32;
+constexpr std::uint32_t kWindow = 64;
 __global__ void __launch_bounds__(kShortBlock) bounded_segments_kernel(Rows rows, const std::uint32_t* offsets,
                                                                        std::size_t num_segments,
-                                                                       std::uint32_t window, Output out) {
+                                                                       std::uint32_t window, bool with_tiny,
+                                                                       Output out) {
   __shared__ BlockScratch scratch;
   __shared__ std::uint32_t s_warp[kWindow], s_block[kWindow];
   __shared__ unsigned s_counts[2];
@@ -248,7 +269,7 @@ __global__ void __launch_bounds__(kShortBlock) bounded_segments_kernel(Rows rows
     else if (len > kTinyMax) s_warp[atomicAdd(&s_counts[0], 1u)] = std::uint32_t(threadIdx.x);
   }
   // Tiny segments: a thread per (segment, component), the values in registers.
-  for (std::uint32_t k = threadIdx.x; k < in_window * width; k += blockDim.x) {
+  for (std::uint32_t k = threadIdx.x; with_tiny && k < in_window * width; k += blockDim.x) {
     const std::size_t s = first + k / width;
     const int c = int(k % width);
     const std::uint32_t begin = offsets[s], len = offsets[s + 1] - begin;
@@ -354,12 +375,10 @@ __global__ void multi_chunk_max_kernel(Plan p) {
     float max_abs = 0.0f;
     unsigned flags = 0;
     if (l.active) {
-#pragma unroll 8
-      for (std::uint32_t i = ch.begin + l.r; i < ch.end; i += l.per_step) {
-        const float x = p.rows.at(i, l.c);
+      for_each_value(p.rows, ch.begin + l.r, ch.end, l.per_step, l.c, [&](float x) {
         flags |= exact::nonfinite_flags(x);
         max_abs = fmaxf(max_abs, fabsf(x));
-      }
+      });
     }
     max_abs = combine_rows(max_abs, l, width, MaxOp{});
     flags = combine_rows(flags, l, width, OrOp{});
@@ -379,8 +398,7 @@ __global__ void multi_chunk_sum_kernel(Plan p) {
     long long sum = 0;
     if (l.active && p.chunk_flags[at] == 0) {
       const int scale = p.chunk_scale[at];
-#pragma unroll 8
-      for (std::uint32_t i = ch.begin + l.r; i < ch.end; i += l.per_step) sum += exact::quantize(p.rows.at(i, l.c), scale);
+      for_each_value(p.rows, ch.begin + l.r, ch.end, l.per_step, l.c, [&](float x) { sum += exact::quantize(x, scale); });
     }
     sum = combine_rows(sum, l, width, AddOp{});
     if (l.active && l.r == 0) p.chunk_sum[std::size_t(t) * width + l.c] = sum;
@@ -514,10 +532,14 @@ void segmented_sum(const float* values, const std::uint32_t* perm, const std::ui
     // block per segment, which keeps the chain of loads of a long segment short.
     const std::size_t per_window = num_segments / (std::size_t(cuda::sm_count()) * 8);
     const std::uint32_t window = std::uint32_t(std::clamp<std::size_t>(per_window, 1, kWindow));
-    const unsigned block = window > 1 ? kBoundedBlock : kShortBlock;
-    bounded_segments_kernel<<<(num_segments + window - 1) / window, block, 0, stream>>>(rows, offsets, num_segments,
-                                                                                       window, out);
-    TG_CUDA_CHECK_LAUNCH();
+    const bool few = window == 1;
+    if (!few)
+      cuda::launch(tiny_segments_kernel, num_segments * width, kBlock, stream, rows, offsets, num_segments, 1u, out);
+    if (few || max_rows > kTinyMax) {
+      bounded_segments_kernel<<<(num_segments + window - 1) / window, few ? kShortBlock : kBoundedBlock, 0, stream>>>(
+          rows, offsets, num_segments, window, few, out);
+      TG_CUDA_CHECK_LAUNCH();
+    }
     return;
   }
   cuda::launch(tiny_segments_kernel, num_segments * width, kBlock, stream, rows, offsets, num_segments, 1u, out);

@@ -160,7 +160,7 @@ void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dima
                          grad2d,
                          partial};
     const std::size_t pixels = std::size_t(s.grid.width) * s.grid.height;
-    if (pixels > 0) launch_blend_backward(accumulation, width, ba, s.grid.count());
+    if (pixels > 0) launch_blend_backward(accumulation, width, ba, s.grid.count(), s.instances);
     clock.mark();
 
     if (records && s.instances > 0) {

@@ -93,14 +93,11 @@ __device__ inline bool fragment_record(PixelWalk& p, const Splat<float>& sp, flo
   return true;
 }
 
-// At least 4 blocks per SM: whole-tile blocks are held to 64 registers (the warp-summed modes need 74-78, and
-// their shared memory allows 4-5 blocks): a few spilled bytes buy a third more warps to hide the loop's latency
-// (measured at garden grid 1: Owned 1.564 -> 1.508 ms, WarpAggregated 1.515 -> 1.451 ms). Band blocks are
-// smaller; the bound leaves them as they are.
-constexpr int kMinBlocksPerSm = 4;
-
-template <Accumulation MODE, int W, int PARTS>
-__global__ void __launch_bounds__(kTilePixels / PARTS, kMinBlocksPerSm) blend_backward_kernel(BlendBackwardArgs a) {
+// MIN_BLOCKS = 4 (chosen for sparse tiles, see launch_blend_backward) holds whole-tile blocks to 64 registers
+// (the warp-summed modes need 74-78; their shared memory allows 4-5 blocks): a few spilled bytes buy a third
+// more warps to hide the loop's latency. Band blocks are smaller; the bound leaves them as they are.
+template <Accumulation MODE, int W, int PARTS, int MIN_BLOCKS>
+__global__ void __launch_bounds__(kTilePixels / PARTS, MIN_BLOCKS) blend_backward_kernel(BlendBackwardArgs a) {
   static_assert(W == 9 || W == kGrad2dWidth, "records hold 9 or 12 floats");
   constexpr int kBatch = batch_for<W>();
   constexpr int kThreads = TileBand<PARTS>::kThreads, kWarps = kThreads / cuda::kWarpSize;
@@ -211,22 +208,24 @@ __global__ void __launch_bounds__(kTilePixels / PARTS, kMinBlocksPerSm) blend_ba
   }
 }
 
-template <int W, int PARTS>
+template <int W, int PARTS, int MIN_BLOCKS>
 void launch_width(Accumulation mode, const BlendBackwardArgs& args, int tiles) {
   const int blocks = tiles * PARTS, threads = kTilePixels / PARTS;
   switch (mode) {
-    case Accumulation::Atomic: blend_backward_kernel<Accumulation::Atomic, W, PARTS><<<blocks, threads>>>(args); break;
+    case Accumulation::Atomic:
+      blend_backward_kernel<Accumulation::Atomic, W, PARTS, MIN_BLOCKS><<<blocks, threads>>>(args);
+      break;
     case Accumulation::WarpAggregated:
-      blend_backward_kernel<Accumulation::WarpAggregated, W, PARTS><<<blocks, threads>>>(args);
+      blend_backward_kernel<Accumulation::WarpAggregated, W, PARTS, MIN_BLOCKS><<<blocks, threads>>>(args);
       break;
     case Accumulation::Owned:
     case Accumulation::SortReduce:
       TG_ASSERT(PARTS == 1, "records are written per whole tile");
       if constexpr (PARTS == 1) {
         if (mode == Accumulation::Owned) {
-          blend_backward_kernel<Accumulation::Owned, W, 1><<<blocks, threads>>>(args);
+          blend_backward_kernel<Accumulation::Owned, W, 1, MIN_BLOCKS><<<blocks, threads>>>(args);
         } else {
-          blend_backward_kernel<Accumulation::SortReduce, W, 1><<<blocks, threads>>>(args);
+          blend_backward_kernel<Accumulation::SortReduce, W, 1, MIN_BLOCKS><<<blocks, threads>>>(args);
         }
       }
       break;
@@ -242,15 +241,31 @@ int parts_for(Accumulation mode, int tiles) {
 
 }  // namespace
 
-void launch_blend_backward(Accumulation mode, int width, const BlendBackwardArgs& args, int tiles) {
+// Occupancy by density: with few instances per tile (garden grid 1: 218) 64 registers and 4 blocks per SM are
+// faster (Owned blend-bwd 1.564 -> 1.516 ms, WarpAggregated 1.515 -> 1.449 ms); with many (grid 5: 456, grid 15:
+// 1,434) the spills cost more than the extra warps give (grid 15: Owned 9.11 -> 9.78 ms, WarpAggregated
+// 11.08 -> 11.88 ms in all), so those keep the compiler's choice (3 blocks).
+constexpr std::size_t kSparseTileInstances = 320;
+
+void launch_blend_backward(Accumulation mode, int width, const BlendBackwardArgs& args, int tiles,
+                           std::size_t instances) {
   if (tiles == 0) return;
   TG_ASSERT(width == 9 || width == kGrad2dWidth, "record width ", width);
+  const bool sparse = instances < kSparseTileInstances * std::size_t(tiles);
   with_parts(parts_for(mode, tiles), [&](auto parts) {
     constexpr int P = decltype(parts)::value;
-    if (width == kGrad2dWidth) {
-      launch_width<kGrad2dWidth, P>(mode, args, tiles);
+    auto run = [&](auto min_blocks) {
+      constexpr int M = decltype(min_blocks)::value;
+      if (width == kGrad2dWidth) {
+        launch_width<kGrad2dWidth, P, M>(mode, args, tiles);
+      } else {
+        launch_width<9, P, M>(mode, args, tiles);
+      }
+    };
+    if (sparse) {
+      run(std::integral_constant<int, 4>{});
     } else {
-      launch_width<9, P>(mode, args, tiles);
+      run(std::integral_constant<int, 1>{});
     }
   });
 }

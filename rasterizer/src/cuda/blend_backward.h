@@ -1,5 +1,6 @@
 // Internal: arguments and launcher of the CUDA blend backward.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 #include "tilegrad/ad/accumulation.h"
@@ -23,6 +24,8 @@ struct BlendBackwardArgs {
 
 // Owned and SortReduce both produce per-instance records (SortReduce then sorts them by visible index).
 // width: 9 (mean2d, conic, opacity, colour) or 12 (plus depth and |dL/dmean2d|); records and grad2d rows use it.
-void launch_blend_backward(Accumulation mode, int width, const BlendBackwardArgs& args, int tiles);
+// instances: the forward's instance count (the launch shape depends on the instances per tile).
+void launch_blend_backward(Accumulation mode, int width, const BlendBackwardArgs& args, int tiles,
+                           std::size_t instances);
 
 }  // namespace tilegrad::raster::cuda_backend

@@ -63,22 +63,25 @@ TG_HD TG_INLINE long long quantize(float x, int k) { return llrint(static_cast<d
 
 TG_HD TG_INLINE float dequantize(long long sum, int k) { return static_cast<float>(static_cast<double>(sum) * pow2(-k)); }
 
-// Calls f(i) for i = 0..count-1. With a compile-time bound N > 0 (count <= N) the loop is unrolled over N with a
-// guard, so that values held in a local array indexed by i stay in registers.
+// Calls f(i) for i = 0..count-1. With a compile-time bound N > 0 (count <= N) the loop is unrolled over N and
+// left at count, so that values held in a local array indexed by i stay in registers.
 template <std::uint32_t N, class F>
 TG_HD TG_INLINE void for_each_index(std::uint32_t count, const F& f) {
   if constexpr (N == 0) {
     for (std::uint32_t i = 0; i < count; ++i) f(i);
   } else {
 #pragma unroll
-    for (std::uint32_t i = 0; i < N; ++i)
-      if (i < count) f(i);
+    for (std::uint32_t i = 0; i < N; ++i) {
+      if (i >= count) break;
+      f(i);
+    }
   }
 }
 
 // The exact sum of `count` values value(0..count-1) (two passes: maximum, then integer sum). Every backend
 // and every segment size class produces these same bits. MaxCount > 0: a compile-time bound on count (see
-// for_each_index); 0: none.
+// for_each_index); 0: none. The first pass only notes whether every value is finite (one comparison); the
+// non-finite result needs a third pass, taken only then.
 template <std::uint32_t MaxCount = 0, class ValueAt>
 TG_HD float sum(const ValueAt& value, std::uint32_t count) {
   if (count == 1) {  // the general path returns the value itself (zeros as +0): same bits, far fewer operations
@@ -87,13 +90,17 @@ TG_HD float sum(const ValueAt& value, std::uint32_t count) {
     return f ? nonfinite_result(f) : (x == 0.0f ? 0.0f : x);
   }
   float max_abs = 0.0f;
-  unsigned flags = 0;
+  bool finite = true;
   for_each_index<MaxCount>(count, [&](std::uint32_t i) {
-    const float x = value(i);
-    flags |= nonfinite_flags(x);
-    max_abs = fmaxf(max_abs, fabsf(x));
+    const float a = fabsf(value(i));
+    max_abs = fmaxf(max_abs, a);
+    finite = finite & (a <= 3.402823466e38f);  // false for infinities and NaN
   });
-  if (flags) return nonfinite_result(flags);
+  if (!finite) {
+    unsigned flags = 0;
+    for_each_index<MaxCount>(count, [&](std::uint32_t i) { flags |= nonfinite_flags(value(i)); });
+    return nonfinite_result(flags);
+  }
   const int k = scale_exponent(max_abs, count);
   long long total = 0;
   for_each_index<MaxCount>(count, [&](std::uint32_t i) { total += quantize(value(i), k); });
