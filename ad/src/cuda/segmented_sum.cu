@@ -118,18 +118,11 @@ struct Output {
   }
 };
 
-// Segments of min_rows (at least 1) to kTinyMax rows. The values are read once into registers (unrolled with a
-// guard), then both passes of exact::sum run on them. In place is safe: thread (s, c) alone reads and writes
-// component c of segment s.
-__global__ void tiny_segments_kernel(Rows rows, const std::uint32_t* offsets, std::size_t num_segments,
-                                     std::uint32_t min_rows, Output out) {
-  const std::size_t t = global_thread();
-  const std::size_t s = t / rows.width;
-  const int c = static_cast<int>(t % rows.width);
-  if (s >= num_segments) return;
-  const std::uint32_t begin = offsets[s], end = offsets[s + 1];
-  const std::uint32_t len = end - begin;
-  if (len < min_rows || len > kTinyMax) return;
+// Component c of segment s (len <= kTinyMax rows from begin) summed by one thread: the values are read once
+// into registers (all loads first), then both passes of exact::sum run on them. In place is safe: the thread
+// alone reads and writes component c of segment s.
+__device__ void tiny_component_sum(const Rows& rows, const Output& out, std::size_t s, int c, std::uint32_t begin,
+                                   std::uint32_t len) {
   float x[kTinyMax];
 #pragma unroll
   for (std::uint32_t i = 0; i < kTinyMax; ++i) {
@@ -137,6 +130,17 @@ __global__ void tiny_segments_kernel(Rows rows, const std::uint32_t* offsets, st
     x[i] = rows.at(begin + i, c);
   }
   out.write(s, c, exact::sum<kTinyMax>([&](std::uint32_t i) { return x[i]; }, len));
+}
+
+// Segments of min_rows (at least 1) to kTinyMax rows, a thread per (segment, component).
+__global__ void tiny_segments_kernel(Rows rows, const std::uint32_t* offsets, std::size_t num_segments,
+                                     std::uint32_t min_rows, Output out) {
+  const std::size_t t = global_thread();
+  const std::size_t s = t / rows.width;
+  const int c = static_cast<int>(t % rows.width);
+  if (s >= num_segments) return;
+  const std::uint32_t begin = offsets[s], len = offsets[s + 1] - begin;
+  if (len >= min_rows && len <= kTinyMax) tiny_component_sum(rows, out, s, c, begin, len);
 }
 
 // Segment s (rows [begin, end)) summed by one warp. Up to kRegs steps of rows the values stay in registers (one
@@ -199,8 +203,8 @@ struct BlockScratch {
   unsigned flags[32][32];
   long long sum[32][32];
 };
-// Every lane (r, c) of every warp gets component c's maximum and flags over the block (sum = false) or its
-// integer total (sum = true). Lanes with r = 0 contribute their warp's value.
+// Combines the warps' values of each component in warp order (op: maximum, or, integer sum); every lane (r, c)
+// of every warp gets component c's result. Lanes with r = 0 contribute their warp's value.
 template <class T, class Op>
 __device__ T block_combine(T v, T (&slots)[32][32], const LaneLayout& l, Op op) {
   const int warp = threadIdx.x / cuda::kWarpSize, warps = blockDim.x / cuda::kWarpSize;
@@ -273,14 +277,7 @@ __global__ void __launch_bounds__(kShortBlock) bounded_segments_kernel(Rows rows
     const std::size_t s = first + k / width;
     const int c = int(k % width);
     const std::uint32_t begin = offsets[s], len = offsets[s + 1] - begin;
-    if (len == 0 || len > kTinyMax) continue;
-    float x[kTinyMax];
-#pragma unroll
-    for (std::uint32_t i = 0; i < kTinyMax; ++i) {
-      if (i >= len) break;
-      x[i] = rows.at(begin + i, c);
-    }
-    out.write(s, c, exact::sum<kTinyMax>([&](std::uint32_t i) { return x[i]; }, len));
+    if (len >= 1 && len <= kTinyMax) tiny_component_sum(rows, out, s, c, begin, len);
   }
   __syncthreads();
   for (unsigned i = warp; i < s_counts[0]; i += warps) {
