@@ -77,25 +77,4 @@ void Accumulator::segmented_sum(View<const float> values, int width, View<const 
   accumulate(Accumulation::Owned, in, grad, options);
 }
 
-void Accumulator::reduce_segments_in_place(View<float> values, int width, View<const std::uint32_t> offsets,
-                                           std::uint32_t min_length) {
-  TG_CHECK_ARG(width >= 1 && width <= 32, "reduce_segments_in_place: width must be in 1..32, got ", width);
-  TG_CHECK_ARG(values.size() % width == 0, "reduce_segments_in_place: values is not a multiple of width");
-  TG_CHECK_ARG(!offsets.empty(), "reduce_segments_in_place: offsets must have num_segments + 1 entries");
-  check_view(values, values.size(), device(), "values");
-  check_view(offsets, offsets.size(), device(), "offsets");
-  const std::size_t segments = offsets.size() - 1, count = values.size() / width;
-  if (segments == 0 || count == 0) return;
-  min_length = std::max<std::uint32_t>(min_length, 1);
-  if (device() == Device::Cpu) {
-    ad_backend::reduce_in_place_cpu(values.data(), width, offsets.data(), segments, min_length);
-  } else {
-#if TILEGRAD_WITH_CUDA
-    ad_backend::reduce_in_place_cuda(values.data(), width, offsets.data(), segments, count, min_length, m_workspace);
-#else
-    throw Unsupported("CUDA reduction requested but this tilegrad build has no CUDA backend");
-#endif
-  }
-}
-
 }  // namespace tilegrad

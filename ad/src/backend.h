@@ -25,12 +25,8 @@ struct Problem {
 enum : unsigned { kIdOutOfRange = 1u, kBadOffsets = 2u, kIdOutsideSegment = 4u };
 
 unsigned accumulate_cpu(Accumulation strategy, const Problem& p);
-void reduce_in_place_cpu(float* values, int width, const std::uint32_t* offsets, std::size_t segments,
-                         std::uint32_t min_length);
 #if TILEGRAD_WITH_CUDA
 unsigned accumulate_cuda(Accumulation strategy, const Problem& p, Workspace& ws);
-void reduce_in_place_cuda(float* values, int width, const std::uint32_t* offsets, std::size_t segments,
-                          std::size_t count, std::uint32_t min_length, Workspace& ws);
 #endif
 
 }  // namespace tilegrad::ad_backend

@@ -183,30 +183,6 @@ TEST(AccumulationNames, ParseAndPrint) {
   EXPECT_FALSE(is_deterministic(Accumulation::Atomic));
 }
 
-TEST(Accumulate, InPlaceReductionEqualsSegmentedSum) {
-  const Records r = test::make_records(40000, 700, 700, 12, true, 31);
-  const auto grouped = test::group_by_owner(r);
-  const auto sums = run(Accumulation::Owned, grouped.records, &grouped.offsets);
-  std::vector<float> values = grouped.records.values;
-  Accumulator acc;
-  const std::uint32_t min_length = 20;
-  acc.reduce_segments_in_place(View<float>(values.data(), values.size(), Device::Cpu), 12,
-                               View<const std::uint32_t>(grouped.offsets.data(), grouped.offsets.size(), Device::Cpu),
-                               min_length);
-  int long_segments = 0;
-  for (std::size_t s = 0; s + 1 < grouped.offsets.size(); ++s) {
-    const std::uint32_t begin = grouped.offsets[s], len = grouped.offsets[s + 1] - begin;
-    for (int c = 0; c < 12; ++c) {
-      const float want = len >= min_length ? sums[s * 12 + c] : grouped.records.values[std::size_t(begin) * 12 + c];
-      if (len > 0) {
-        ASSERT_EQ(values[std::size_t(begin) * 12 + c], want) << s << " " << c;
-      }
-    }
-    long_segments += len >= min_length;
-  }
-  EXPECT_GT(long_segments, 100);
-}
-
 TEST(ExactSum, SingleValueShortcutHasTheGeneralPathsBits) {
   // exact::sum of one value takes a shortcut; it must equal the two-pass fixed-point arithmetic exactly.
   auto general = [](float x) {

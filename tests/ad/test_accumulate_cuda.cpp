@@ -178,26 +178,3 @@ TEST(AccumulateCuda, EmptyInputIsANoOp) {
     EXPECT_EQ(got, std::vector<float>(10, 1.5f)) << to_string(s);
   }
 }
-
-TEST(AccumulateCuda, InPlaceReductionMatchesTheCpu) {
-  TG_REQUIRE_CUDA();
-  // Segment lengths from 1 to tens of thousands: every size class (single chunk in registers, multi chunk).
-  for (int width : {1, 9, 12}) {
-    const Records r = test::make_records(test::scaled(400000), 300, 300, width, true, 41 + width);
-    const auto grouped = test::group_by_owner(r);
-    std::vector<float> cpu_values = grouped.records.values;
-    Accumulator cpu(Device::Cpu), gpu(Device::Cuda);
-    auto offsets_cpu = View<const std::uint32_t>(grouped.offsets.data(), grouped.offsets.size(), Device::Cpu);
-    cpu.reduce_segments_in_place(View<float>(cpu_values.data(), cpu_values.size(), Device::Cpu), width, offsets_cpu, 2);
-    auto d_values = Buffer<float>::from(grouped.records.values, Device::Cuda);
-    auto d_offsets = Buffer<std::uint32_t>::from(grouped.offsets, Device::Cuda);
-    gpu.reduce_segments_in_place(d_values.view(), width, d_offsets.view(), 2);
-    const auto gpu_values = d_values.to_vector();
-    for (std::size_t s = 0; s + 1 < grouped.offsets.size(); ++s) {
-      const std::uint32_t begin = grouped.offsets[s];
-      if (grouped.offsets[s + 1] == begin) continue;
-      for (int c = 0; c < width; ++c)
-        ASSERT_EQ(gpu_values[std::size_t(begin) * width + c], cpu_values[std::size_t(begin) * width + c]) << s;
-    }
-  }
-}

@@ -89,19 +89,6 @@ void sort_reduce_cpu(const Problem& p) {
 
 }  // namespace
 
-void reduce_in_place_cpu(float* values, int width, const std::uint32_t* offsets, std::size_t segments,
-                         std::uint32_t min_length) {
-  const auto n = static_cast<std::ptrdiff_t>(segments);
-#pragma omp parallel for schedule(dynamic, 256) if (n > kParallelMin)
-  for (std::ptrdiff_t s = 0; s < n; ++s) {
-    const std::uint32_t begin = offsets[s], end = offsets[s + 1];
-    if (end - begin < min_length || begin == end) continue;
-    float sums[32];
-    for (int c = 0; c < width; ++c) sums[c] = exact_segment_sum(values, width, c, nullptr, begin, end);
-    for (int c = 0; c < width; ++c) values[std::size_t(begin) * width + c] = sums[c];
-  }
-}
-
 unsigned accumulate_cpu(Accumulation strategy, const Problem& p) {
   if (p.check) {
     const unsigned errors = strategy == Accumulation::Owned ? check_offsets(p) : check_ids(p);

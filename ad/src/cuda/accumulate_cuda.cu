@@ -109,9 +109,4 @@ unsigned accumulate_cuda(Accumulation strategy, const Problem& p, Workspace& ws)
   return 0;
 }
 
-void reduce_in_place_cuda(float* values, int width, const std::uint32_t* offsets, std::size_t segments,
-                          std::size_t count, std::uint32_t min_length, Workspace& ws) {
-  cuda_impl::reduce_in_place(values, offsets, segments, count, width, min_length, ws, 0);
-}
-
 }  // namespace tilegrad::ad_backend

@@ -14,10 +14,6 @@ void segmented_sum(const float* values, const std::uint32_t* perm, const std::ui
                    std::size_t num_segments, std::size_t count, int width, float* grad, Workspace& ws,
                    cudaStream_t stream, std::uint32_t max_rows = 0);
 
-// In place: row offsets[s] of every segment of at least min_length rows becomes the segment's exact sum.
-void reduce_in_place(float* values, const std::uint32_t* offsets, std::size_t num_segments, std::size_t count,
-                     int width, std::uint32_t min_length, Workspace& ws, cudaStream_t stream);
-
 // Radix sort of (id, 32-bit payload) on the id bits in use; fills offsets[num_params + 1] and the payload in
 // id order. A null payload sorts record indices (the permutation); width-1 values are sorted directly.
 void sort_records(const std::uint32_t* ids, std::size_t count, std::size_t num_params, const std::uint32_t* payload,

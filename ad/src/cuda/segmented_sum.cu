@@ -106,21 +106,15 @@ struct MaxU32 {
   __device__ std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const { return a > b ? a : b; }
 };
 
-// Where a segment's result goes: added to out[s] (segmented_sum) or stored over the segment's first row.
+// Where a segment's result goes: added to grad[s] ([segments, width]).
 struct Output {
-  float* grad;      // segmented_sum: [segments, width], added to
-  float* in_place;  // reduce_segments_in_place: the values array itself
-  const std::uint32_t* offsets;
+  float* grad;
   int width;
-  __device__ void write(std::size_t s, int c, float v) const {
-    if (in_place) in_place[std::size_t(offsets[s]) * width + c] = v;
-    else grad[s * width + c] += v;
-  }
+  __device__ void write(std::size_t s, int c, float v) const { grad[s * width + c] += v; }
 };
 
 // Component c of segment s (len <= kTinyMax rows from begin) summed by one thread: the values are read once
-// into registers (all loads first), then both passes of exact::sum run on them. In place is safe: the thread
-// alone reads and writes component c of segment s.
+// into registers (all loads first), then both passes of exact::sum run on them.
 __device__ void tiny_component_sum(const Rows& rows, const Output& out, std::size_t s, int c, std::uint32_t begin,
                                    std::uint32_t len) {
   float x[kTinyMax];
@@ -132,15 +126,15 @@ __device__ void tiny_component_sum(const Rows& rows, const Output& out, std::siz
   out.write(s, c, exact::sum<kTinyMax>([&](std::uint32_t i) { return x[i]; }, len));
 }
 
-// Segments of min_rows (at least 1) to kTinyMax rows, a thread per (segment, component).
+// Segments of 1 to kTinyMax rows, a thread per (segment, component).
 __global__ void tiny_segments_kernel(Rows rows, const std::uint32_t* offsets, std::size_t num_segments,
-                                     std::uint32_t min_rows, Output out) {
+                                     Output out) {
   const std::size_t t = global_thread();
   const std::size_t s = t / rows.width;
   const int c = static_cast<int>(t % rows.width);
   if (s >= num_segments) return;
   const std::uint32_t begin = offsets[s], len = offsets[s + 1] - begin;
-  if (len >= min_rows && len <= kTinyMax) tiny_component_sum(rows, out, s, c, begin, len);
+  if (len >= 1 && len <= kTinyMax) tiny_component_sum(rows, out, s, c, begin, len);
 }
 
 // Segment s (rows [begin, end)) summed by one warp. Up to kRegs steps of rows the values stay in registers (one
@@ -523,7 +517,7 @@ void segmented_sum(const float* values, const std::uint32_t* perm, const std::ui
   TG_ASSERT(num_segments < static_cast<std::size_t>(INT_MAX), "too many segments: ", num_segments);
   TG_ASSERT(width >= 1 && width <= cuda::kWarpSize, "segmented sum: row width ", width, " not in [1, 32]");
   const Rows rows{values, perm, width};
-  const Output out{grad, nullptr, offsets, width};
+  const Output out{grad, width};
   if (max_rows > 0 && max_rows <= kShortMax) {
     // Windows of segments when there are enough of them to fill the GPU several times over; otherwise a large
     // block per segment, which keeps the chain of loads of a long segment short.
@@ -531,7 +525,7 @@ void segmented_sum(const float* values, const std::uint32_t* perm, const std::ui
     const std::uint32_t window = std::uint32_t(std::clamp<std::size_t>(per_window, 1, kWindow));
     const bool few = window == 1;
     if (!few)
-      cuda::launch(tiny_segments_kernel, num_segments * width, kBlock, stream, rows, offsets, num_segments, 1u, out);
+      cuda::launch(tiny_segments_kernel, num_segments * width, kBlock, stream, rows, offsets, num_segments, out);
     if (few || max_rows > kTinyMax) {
       bounded_segments_kernel<<<(num_segments + window - 1) / window, few ? kShortBlock : kBoundedBlock, 0, stream>>>(
           rows, offsets, num_segments, window, few, out);
@@ -539,21 +533,8 @@ void segmented_sum(const float* values, const std::uint32_t* perm, const std::ui
     }
     return;
   }
-  cuda::launch(tiny_segments_kernel, num_segments * width, kBlock, stream, rows, offsets, num_segments, 1u, out);
+  cuda::launch(tiny_segments_kernel, num_segments * width, kBlock, stream, rows, offsets, num_segments, out);
   run_plan(rows, offsets, num_segments, count, kTinyMax + 1, out, ws, stream);
-}
-
-void reduce_in_place(float* values, const std::uint32_t* offsets, std::size_t num_segments, std::size_t count,
-                     int width, std::uint32_t min_length, Workspace& ws, cudaStream_t stream) {
-  if (num_segments == 0 || count == 0) return;
-  TG_ASSERT(num_segments < static_cast<std::size_t>(INT_MAX), "too many segments: ", num_segments);
-  const Rows rows{values, nullptr, width};
-  const Output out{nullptr, values, offsets, width};
-  // Short segments by a thread per component (a warp per segment would pay its task's dependent loads for a
-  // few rows), the rest by the plan.
-  if (min_length <= kTinyMax)
-    cuda::launch(tiny_segments_kernel, num_segments * width, kBlock, stream, rows, offsets, num_segments, min_length, out);
-  run_plan(rows, offsets, num_segments, count, std::max(min_length, kTinyMax + 1), out, ws, stream);
 }
 
 }  // namespace tilegrad::ad_backend::cuda_impl

@@ -43,13 +43,6 @@ class Accumulator {
   void segmented_sum(View<const float> values, int width, View<const std::uint32_t> offsets, View<float> grad,
                      const AccumulateOptions& options = {});
 
-  // In place: for every segment with at least min_length rows, row offsets[s] becomes the segment's exact sum
-  // (the segment's other rows become unspecified); shorter segments are left untouched. Producers that sum
-  // their short segments themselves with exact::sum get the same bits as segmented_sum, without a separate
-  // per-parameter output array.
-  void reduce_segments_in_place(View<float> values, int width, View<const std::uint32_t> offsets,
-                                std::uint32_t min_length);
-
   // Scratch memory currently held (sort buffers, chunk partials).
   std::size_t workspace_bytes() const { return m_workspace.bytes(); }
 
