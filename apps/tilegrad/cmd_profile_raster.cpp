@@ -25,6 +25,7 @@ struct RasterArgs {
   std::vector<std::string> modes;
   int warmup = 3, reps = 20;
   bool antialiased = false;
+  double record_limit_mib = 0;
   std::string out;
 };
 
@@ -34,6 +35,7 @@ void run_raster(const RasterArgs& a) {
   cfg.warmup = a.warmup;
   cfg.reps = a.reps;
   cfg.settings.antialiased = a.antialiased;
+  cfg.max_record_bytes = static_cast<std::size_t>(a.record_limit_mib * 1024.0 * 1024.0);
   if (!a.modes.empty()) {
     cfg.modes.clear();
     for (const auto& m : a.modes) cfg.modes.push_back(parse_accumulation(m));
@@ -41,9 +43,11 @@ void run_raster(const RasterArgs& a) {
   TG_CHECK_ARG(!a.transforms.empty(), "--transforms is required (the camera comes from its frame --frame)");
   TG_CHECK_ARG(a.points.empty() != a.ply.empty(), "give exactly one of --points (garden grid workload) or --ply");
   const raster::Camera camera = profiling::load_benchmark_camera(a.transforms, a.frame);
-  std::printf("raster benchmark on %s: %dx%d, median of %d runs after %d warm-up\n",
+  std::printf("raster benchmark on %s: %dx%d, median of %d runs after %d warm-up",
               cfg.device == Device::Cuda ? cuda_device_description().c_str() : "cpu", camera.width, camera.height,
               cfg.reps, cfg.warmup);
+  if (cfg.max_record_bytes > 0) std::printf(", Owned records at most %.1f MiB", a.record_limit_mib);
+  std::printf("\n");
   std::vector<profiling::RasterBenchResult> results;
   if (!a.ply.empty()) {
     const raster::Gaussians g = io::read_gaussians_ply(a.ply).to(cfg.device);
@@ -92,6 +96,10 @@ void add_raster_workload(CLI::App& profile) {
   cmd->add_option("--warmup", a->warmup, "Untimed runs before timing")->check(CLI::NonNegativeNumber);
   cmd->add_option("--reps", a->reps, "Timed runs (median reported)")->check(CLI::PositiveNumber);
   cmd->add_flag("--antialiased", a->antialiased, "Antialiased EWA mode");
+  cmd->add_option("--record-limit", a->record_limit_mib,
+                  "MiB the Owned backward's per-instance records may take at once (CUDA; 0: no limit): above it "
+                  "the tiles run in strips of tile rows")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--out", a->out, "Folder for raster.json and raster.md");
   cmd->callback([a] { run_raster(*a); });
 }

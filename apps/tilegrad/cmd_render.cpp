@@ -138,6 +138,7 @@ void run_render(const RenderArgs& a) {
   training::evaluation_background(bg, images_have_alpha, settings.background);
   settings.sh_degree = a.sh_degree;
   settings.antialiased = a.antialiased;
+  settings.render_depth = a.depth;
   raster::Rasterizer rasterizer(device);
   const bool tty = isatty(fileno(stdout));
   double total_ms = 0;

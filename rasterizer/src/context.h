@@ -18,6 +18,7 @@ struct Context {
   int stored_degree = 0;
   bool uses_colors = false;
   int width = 0, height = 0;
+  bool depth = false;  // the forward rendered depth (a dL/ddepth is accepted)
   std::size_t instances = 0, visible = 0;
 
   std::unique_ptr<cpu::State<float>> cpu_state;    // Device::Cpu

@@ -84,6 +84,7 @@ ForwardOutput Rasterizer::forward(const GaussiansView& g, const Camera& camera, 
   ctx->uses_colors = !g.colors.empty();
   ctx->width = camera.width;
   ctx->height = camera.height;
+  ctx->depth = settings.render_depth;
   const ProjectionCamera pcam = make_projection_camera(camera);
   ForwardOutput out;
   if (device() == Device::Cpu) {
@@ -92,7 +93,7 @@ ForwardOutput Rasterizer::forward(const GaussiansView& g, const Camera& camera, 
     const cpu::State<float>& s = *ctx->cpu_state;
     out.image = host_buffer(s.image);
     out.alpha = host_buffer(s.alpha);
-    out.depth = host_buffer(s.depth);
+    if (settings.render_depth) out.depth = host_buffer(s.depth);
     ctx->instances = s.sorted_slots.size();
     ctx->visible = s.visible;
     m_impl->times = {};
@@ -130,7 +131,11 @@ Gradients Rasterizer::backward(const ForwardOutput& fwd, const GaussiansView& g,
   const std::size_t pixels = std::size_t(ctx.width) * ctx.height;
   check_view(dl_dimage, pixels * 3, device(), "dL/dimage [H, W, 3]");
   if (!dl_dalpha.empty()) check_view(dl_dalpha, pixels, device(), "dL/dalpha [H, W]");
-  if (!dl_ddepth.empty()) check_view(dl_ddepth, pixels, device(), "dL/ddepth [H, W]");
+  if (!dl_ddepth.empty()) {
+    TG_CHECK_ARG(ctx.depth, "backward: dL/ddepth given, but the forward did not render depth "
+                            "(RasterSettings::render_depth)");
+    check_view(dl_ddepth, pixels, device(), "dL/ddepth [H, W]");
+  }
   auto finite = [&](View<const float> v, const char* what) {
     if (v.empty()) return;
     bool bad = false;

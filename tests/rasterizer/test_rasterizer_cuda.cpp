@@ -6,6 +6,7 @@
 
 #include "scenes.h"
 #include "test_support.h"
+#include "tilegrad/core/memory.h"
 #include "tilegrad/rasterizer/rasterizer.h"
 
 using namespace tilegrad;
@@ -93,6 +94,7 @@ TEST(RasterizerCuda, ImagesAndGradientsMatchTheCpuReference) {
     RasterSettings settings = continuous_settings();
     settings.antialiased = c.antialiased;
     settings.background[2] = 0.5f;
+    settings.render_depth = true;
     Rasterizer cpu(Device::Cpu), gpu(Device::Cuda);
     const auto f_cpu = cpu.forward(g_cpu.view(), c.camera, settings);
     const auto f_gpu = gpu.forward(g_gpu.view(), c.camera, settings);
@@ -100,6 +102,7 @@ TEST(RasterizerCuda, ImagesAndGradientsMatchTheCpuReference) {
     EXPECT_EQ(f_gpu.visible_gaussians(), f_cpu.visible_gaussians());
     EXPECT_LE(max_abs_diff(f_gpu.image.to_vector(), f_cpu.image.to_vector()), 1e-4);
     EXPECT_LE(max_abs_diff(f_gpu.alpha.to_vector(), f_cpu.alpha.to_vector()), 1e-4);
+    EXPECT_LE(max_abs_diff(f_gpu.depth.to_vector(), f_cpu.depth.to_vector()), 1e-3);
     const std::size_t pixels = std::size_t(c.width) * c.height;
     const auto dl_image = test::random_floats(pixels * 3, 1), dl_alpha = test::random_floats(pixels, 2),
                dl_depth = test::random_floats(pixels, 3, -0.05f, 0.05f);
@@ -113,6 +116,10 @@ TEST(RasterizerCuda, ImagesAndGradientsMatchTheCpuReference) {
       const auto grad_gpu = gpu.backward(f_gpu, g_gpu.view(), gi.view(), ga.view(), gd.view(), {mode, true});
       expect_gradients_agree(grad_gpu, grad_cpu, to_string(mode));
     }
+    BackwardSettings strips{Accumulation::Owned, true};
+    strips.max_record_bytes = 1;  // every row of tiles a strip of its own
+    expect_gradients_agree(gpu.backward(f_gpu, g_gpu.view(), gi.view(), ga.view(), gd.view(), strips), grad_cpu,
+                           "Owned in strips");
   }
 }
 
@@ -160,6 +167,59 @@ TEST(RasterizerCuda, OwnedGradientsAreBitwiseReproducible) {
   EXPECT_TRUE(test::bitwise_equal(fwd2.image.to_vector(), fwd.image.to_vector()));
   const auto third = r.backward(fwd2, g.view(), dl.view(), {}, {}, {Accumulation::Owned});
   EXPECT_TRUE(test::bitwise_equal(third.log_scales.to_vector(), first.log_scales.to_vector()));
+}
+
+TEST(RasterizerCuda, OwnedInStripsOfTileRowsBoundsTheRecords) {
+  TG_REQUIRE_CUDA();
+  // Large splats (tens of tiles each) so that the instance records, not the parameter gradients, set the
+  // backward's peak.
+  auto host = test::dense_scene(4000, 1, 640, 91);  // small at every test scale
+  for (float& l : host.log_scales) l += std::log(6.0f);
+  Gaussians g = test::to_gaussians(host, Device::Cuda);
+  Rasterizer r(Device::Cuda);
+  const Camera cam = test::test_camera(640, 480);
+  const auto fwd = r.forward(g.view(), cam);
+  auto dl = Buffer<float>::from(test::random_floats(640 * 480 * 3, 8), Device::Cuda);
+  auto run = [&](std::size_t limit, std::size_t* peak) {
+    BackwardSettings bs{Accumulation::Owned};
+    bs.max_record_bytes = limit;
+    synchronize(Device::Cuda);
+    memory::reset_peak(Device::Cuda);
+    const std::size_t before = memory::stats(Device::Cuda).current;
+    Gradients out = r.backward(fwd, g.view(), dl.view(), {}, {}, bs);
+    synchronize(Device::Cuda);
+    *peak = memory::stats(Device::Cuda).peak - before;
+    return out;
+  };
+  std::size_t one_pass_peak = 0;
+  run(0, &one_pass_peak);  // the first call allocates the held scratch (workspace, accumulator)
+  const Gradients one_pass = run(0, &one_pass_peak);
+  const std::size_t records = fwd.instances() * 9 * sizeof(float);
+  ASSERT_GT(records, 4 * g.count() * 26 * sizeof(float)) << "the records must dominate the gradients";
+  for (std::size_t limit : {records / 3, std::size_t(1)}) {
+    SCOPED_TRACE(::testing::Message() << "limit " << limit << " of " << records << " bytes");
+    std::size_t peak = 0;
+    const Gradients striped = run(limit, &peak);
+    // Only the largest strip's records exist at once (a strip is at most a third of them plus one row).
+    EXPECT_LT(peak + records / 2, one_pass_peak);
+    // The same sums up to the rounding of the per-strip partial sums.
+    for (auto [a, b] : {std::pair{&striped.means, &one_pass.means}, {&striped.log_scales, &one_pass.log_scales},
+                        {&striped.quats, &one_pass.quats}, {&striped.opacity_logits, &one_pass.opacity_logits},
+                        {&striped.sh, &one_pass.sh}, {&striped.mean2d, &one_pass.mean2d}}) {
+      const Agreement ag = agreement(a->to_vector(), b->to_vector());
+      EXPECT_LT(ag.relative_l2, 1e-6);
+    }
+    // Reproducible for a given limit.
+    std::size_t again_peak = 0;
+    const Gradients again = run(limit, &again_peak);
+    EXPECT_TRUE(test::bitwise_equal(again.means.to_vector(), striped.means.to_vector()));
+    EXPECT_TRUE(test::bitwise_equal(again.sh.to_vector(), striped.sh.to_vector()));
+    EXPECT_TRUE(test::bitwise_equal(again.mean2d.to_vector(), striped.mean2d.to_vector()));
+  }
+  // A limit above the records changes nothing: the one-pass bits.
+  std::size_t peak = 0;
+  const Gradients loose = run(records + 1, &peak);
+  EXPECT_TRUE(test::bitwise_equal(loose.quats.to_vector(), one_pass.quats.to_vector()));
 }
 
 TEST(RasterizerCuda, DegenerateScenes) {

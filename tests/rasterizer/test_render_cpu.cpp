@@ -160,6 +160,20 @@ TEST(RenderCpu, BackwardRejectsBadInput) {
   EXPECT_THROW(r.backward(out, other.view(), grad_img.view()), InvalidArgument);
   EXPECT_NO_THROW(r.backward(out, g.view(), grad_img.view()));
   EXPECT_NO_THROW(r.backward(out, g.view(), grad_img.view()));  // the same context twice is fine
+  // A depth gradient needs a forward that rendered depth.
+  auto grad_depth = Buffer<float>::zeros(32 * 24, Device::Cpu);
+  EXPECT_TRUE(out.depth.empty());
+  try {
+    r.backward(out, g.view(), grad_img.view(), {}, grad_depth.view());
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("render_depth"), std::string::npos);
+  }
+  RasterSettings with_depth;
+  with_depth.render_depth = true;
+  const auto out_depth = r.forward(g.view(), cam, with_depth);
+  EXPECT_EQ(out_depth.depth.size(), 32u * 24u);
+  EXPECT_NO_THROW(r.backward(out_depth, g.view(), grad_img.view(), {}, grad_depth.view()));
 }
 
 TEST(RenderCpu, ForwardRejectsBadInput) {

@@ -60,6 +60,13 @@ RasterBenchResult run_raster_benchmark(const std::string& workload, const raster
   const std::size_t pixels = std::size_t(camera.width) * camera.height;
   auto dl = Buffer<float>::from(std::vector<float>(pixels * 3, 1.0f), cfg.device);  // loss = sum of RGB
 
+  // Every backward of a mode runs with these settings (Owned with the configured record limit).
+  auto settings_of = [&](Accumulation mode) {
+    raster::BackwardSettings b{mode};
+    if (mode == Accumulation::Owned) b.max_record_bytes = cfg.max_record_bytes;
+    return b;
+  };
+
   // Peak memory of one forward, then of one forward + Owned backward, beyond what was allocated before (the
   // parameters and the loss gradient).
   synchronize(cfg.device);
@@ -69,7 +76,7 @@ RasterBenchResult run_raster_benchmark(const std::string& workload, const raster
     const auto out = r.forward(view, camera, cfg.settings);
     synchronize(cfg.device);
     res.forward_peak_bytes = memory::stats(cfg.device).peak - before;
-    const auto grads = r.backward(out, view, dl.view(), {}, {}, {Accumulation::Owned});
+    const auto grads = r.backward(out, view, dl.view(), {}, {}, settings_of(Accumulation::Owned));
     synchronize(cfg.device);
   }
   res.peak_bytes = memory::stats(cfg.device).peak - before;
@@ -92,7 +99,8 @@ RasterBenchResult run_raster_benchmark(const std::string& workload, const raster
     std::fprintf(log, "  %-28s %10zu Gaussians %10zu visible %11zu instances  forward %s ms\n", workload.c_str(),
                  res.gaussians, res.visible, res.instances, format_ms(res.forward_ms).c_str());
 
-  const std::vector<float> reference = flatten(r.backward(out, view, dl.view(), {}, {}, {Accumulation::Owned}));
+  const std::vector<float> reference =
+      flatten(r.backward(out, view, dl.view(), {}, {}, settings_of(Accumulation::Owned)));
   for (Accumulation mode : cfg.modes) {
     RasterModeResult m;
     m.mode = mode;
@@ -101,13 +109,14 @@ RasterBenchResult run_raster_benchmark(const std::string& workload, const raster
     const Samples t = time_repeated(
         cfg.device, cfg.warmup, cfg.reps, [&] { grads = raster::Gradients(); },
         [&] {
-          grads = r.backward(out, view, dl.view(), {}, {}, {mode});
+          grads = r.backward(out, view, dl.view(), {}, {}, settings_of(mode));
           bstages.push_back(r.last_times());
         });
     bstages.erase(bstages.begin(), bstages.begin() + std::min<std::size_t>(cfg.warmup, bstages.size()));
     m.backward_ms = t.median();
     m.stages = median_stages(bstages);
-    const std::vector<float> a = flatten(grads), b = flatten(r.backward(out, view, dl.view(), {}, {}, {mode}));
+    const std::vector<float> a = flatten(grads),
+                             b = flatten(r.backward(out, view, dl.view(), {}, {}, settings_of(mode)));
     m.bitwise_repeatable = a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
     double dot = 0, na = 0, nr = 0, diff = 0;
     for (std::size_t i = 0; i < a.size(); ++i) {
@@ -133,7 +142,10 @@ nlohmann::json raster_results_to_json(const RasterBenchConfig& cfg, const std::v
   nlohmann::json j;
   j["benchmark"] = "raster";
   j["run"] = run_info(cfg.device);
-  j["config"] = {{"warmup", cfg.warmup}, {"reps", cfg.reps}, {"antialiased", cfg.settings.antialiased}};
+  j["config"] = {{"warmup", cfg.warmup},
+                 {"reps", cfg.reps},
+                 {"antialiased", cfg.settings.antialiased},
+                 {"max_record_bytes", cfg.max_record_bytes}};
   for (const auto& r : results) {
     nlohmann::json w = {{"workload", r.workload},       {"gaussians", r.gaussians},
                         {"visible", r.visible},         {"instances", r.instances},

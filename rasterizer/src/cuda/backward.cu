@@ -3,9 +3,12 @@
 // state is packed by visible index v (device_state.h): the 2D records (per-Gaussian grad2d, Owned segments) are
 // indexed by v, the parameters and their gradients by the Gaussian index g.
 // Memory: the per-instance records of Owned and SortReduce are freed once reduced to grad2d, before the
-// parameter gradients are allocated, so the peak holds the larger of the two, not both.
+// parameter gradients are allocated, so the peak holds the larger of the two, not both. Owned under a record
+// limit (BackwardSettings::max_record_bytes) runs blend backward and reduction per strip of tile rows
+// (record_strips.h), so only the largest strip's records exist.
 #include "cuda/backend.h"
 #include "cuda/blend_backward.h"
+#include "cuda/record_strips.h"
 #include "cuda/common.cuh"
 #include "tilegrad/rasterizer/element/projection_backward.h"
 
@@ -13,7 +16,14 @@ namespace tilegrad::raster::cuda_backend {
 namespace {
 
 using cuda::global_thread;
-enum WorkspaceSlot : std::size_t { kGrad2d = 16, kPartial, kNonfiniteFlag };
+enum WorkspaceSlot : std::size_t {
+  kGrad2d = 16,
+  kNonfiniteFlag,
+  kStripOffsets,
+  kStripOrder,
+  kStripScan,
+  kStripScratch /* .. + 3 */
+};
 
 struct ProjectBackwardArgs {
   std::size_t n;
@@ -141,15 +151,29 @@ void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dima
   // Per-Gaussian records of the visible Gaussians: the atomic targets, or the reductions' output.
   float* grad2d = ws.slot<float>(kGrad2d, visible * width);
   if (visible > 0) TG_CUDA_CHECK(cudaMemsetAsync(grad2d, 0, visible * width * sizeof(float)));
+  const std::size_t pixels = std::size_t(s.grid.width) * s.grid.height;
+  const std::size_t record_bytes = s.instances * std::size_t(width) * sizeof(float);
+  const bool striped = accumulation == Accumulation::Owned && settings.max_record_bytes > 0 &&
+                       record_bytes > settings.max_record_bytes && pixels > 0;
+  const RecordStrips strips =
+      striped ? plan_record_strips(s, std::max<std::size_t>(1, settings.max_record_bytes / (width * sizeof(float))))
+              : RecordStrips{{0, s.grid.tiles_y}, {0, s.instances}};
   {
-    Buffer<float> partial_buffer(records ? s.instances * width : 0, Device::Cuda);  // freed after the reduction
-    float* partial = partial_buffer.data();
+    Buffer<float> partial_buffer(records ? strips.most_instances() * width : 0, Device::Cuda);  // freed after
+    const std::uint32_t* order = s.tile_order.data();
+    std::uint32_t* strip_offsets_buffer = nullptr;
+    if (strips.count() > 1) {
+      std::uint32_t* grouped = ws.slot<std::uint32_t>(kStripOrder, std::size_t(s.grid.count()));
+      strip_tile_order(s, strips, grouped, ws, kStripScratch);
+      order = grouped;
+      strip_offsets_buffer = ws.slot<std::uint32_t>(kStripOffsets, visible + 1);
+    }
     BlendBackwardArgs ba{s.grid,
                          s.settings.thresholds,
                          {s.settings.background[0], s.settings.background[1], s.settings.background[2]},
                          s.projected.data(),
                          s.tile_start.data(),
-                         s.tile_order.data(),
+                         order,
                          s.sorted_visible.data(),
                          s.offsets.data(),
                          s.contributors.data(),
@@ -158,28 +182,39 @@ void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dima
                          dl_dalpha,
                          dl_ddepth,
                          grad2d,
-                         partial};
-    const std::size_t pixels = std::size_t(s.grid.width) * s.grid.height;
-    if (pixels > 0) launch_blend_backward(accumulation, width, ba, s.grid.count(), s.instances);
-    clock.mark();
-
-    if (records && s.instances > 0) {
-      const View<const float> values(partial, s.instances * width, Device::Cuda);
-      const View<float> out(grad2d, visible * width, Device::Cuda);
-      if (accumulation == Accumulation::Owned) {
-        // The forward laid out each visible Gaussian's instance slots contiguously: its offsets are the
-        // segments, and no segment is longer than the most tiles any Gaussian touches.
-        const View<const std::uint32_t> segments(s.offsets.data(), visible + 1, Device::Cuda);
-        acc.segmented_sum(values, width, segments, out, {false, s.max_tiles});
-      } else {
-        Contributions in;
-        in.values = values;
-        in.width = width;
-        in.ids = View<const std::uint32_t>(s.sorted_visible.data(), s.instances, Device::Cuda);
-        acc.accumulate(Accumulation::SortReduce, in, out, {false});
+                         partial_buffer.data(),
+                         0};
+    for (int k = 0; k < strips.count(); ++k) {
+      const int row_begin = strips.rows[k], row_end = strips.rows[k + 1];
+      const std::size_t strip_instances = strips.instances_of(k);
+      ba.tile_order = order + std::size_t(row_begin) * s.grid.tiles_x;
+      ba.row_begin = row_begin;
+      if (strip_offsets_buffer && strip_instances > 0) {
+        strip_offsets(s, row_begin, row_end, strip_offsets_buffer, ws, kStripScan);
+        ba.offsets = strip_offsets_buffer;
       }
+      if (strip_instances > 0)
+        launch_blend_backward(accumulation, width, ba, (row_end - row_begin) * s.grid.tiles_x, strip_instances);
+      clock.mark();
+
+      if (records && strip_instances > 0) {
+        const View<const float> values(ba.partial, strip_instances * width, Device::Cuda);
+        const View<float> out(grad2d, visible * width, Device::Cuda);
+        if (accumulation == Accumulation::Owned) {
+          // Each visible Gaussian's slots (in the strip) are contiguous: its offsets are the segments, and no
+          // segment is longer than the most tiles any Gaussian touches. The sums add to grad2d strip by strip.
+          const View<const std::uint32_t> segments(ba.offsets, visible + 1, Device::Cuda);
+          acc.segmented_sum(values, width, segments, out, {false, s.max_tiles});
+        } else {
+          Contributions in;
+          in.values = values;
+          in.width = width;
+          in.ids = View<const std::uint32_t>(s.sorted_visible.data(), s.instances, Device::Cuda);
+          acc.accumulate(Accumulation::SortReduce, in, out, {false});
+        }
+      }
+      clock.mark();
     }
-    clock.mark();
   }
 
   grads.means = Buffer<float>(n * 3, Device::Cuda);
@@ -217,10 +252,13 @@ void backward(const GaussiansView& g, const DeviceState& s, const float* dl_dima
                          grads.mean2d_abs.data()};
   cuda::launch(project_backward_kernel, n, kProjectBlock, 0, pa);
   clock.mark();
-  if (times) {
-    times->blend_backward = clock.elapsed(0);
-    times->reduce = clock.elapsed(1);
-    times->project_backward = clock.elapsed(2);
+  if (times) {  // marks: blend and reduce of each strip, then the projection backward
+    times->blend_backward = times->reduce = 0;
+    for (int k = 0; k < strips.count(); ++k) {
+      times->blend_backward += clock.elapsed(std::size_t(2 * k));
+      times->reduce += clock.elapsed(std::size_t(2 * k + 1));
+    }
+    times->project_backward = clock.elapsed(std::size_t(2 * strips.count()));
   }
 }
 

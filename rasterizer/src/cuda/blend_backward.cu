@@ -25,13 +25,14 @@ constexpr int batch_for() {
 }
 constexpr unsigned kFull = 0xFFFFFFFFu;
 
-// The slot of visible Gaussian v's instance in tile `tile`: its offset plus the tile's row-major index in v's
-// rectangle (the layout of the forward's slots, from the same record values).
+// The slot of visible Gaussian v's instance in tile `tile`: its offset plus the tile's row-major index in the
+// part of v's rectangle from the band's first row on (the layout of the forward's slots, from the same record
+// values; with bands, the band's dense slots of record_strips.h).
 __device__ inline std::uint32_t instance_slot(const BlendBackwardArgs& a, std::uint32_t v, int tile) {
   const float* r = a.proj + std::size_t(v) * kProjWidth;
   const TileRect rect = cpu::record_tiles(r, a.grid);
   const int tx = tile % a.grid.tiles_x, ty = tile / a.grid.tiles_x;
-  return a.offsets[v] + std::uint32_t((ty - rect.y0) * (rect.x1 - rect.x0) + (tx - rect.x0));
+  return a.offsets[v] + std::uint32_t((ty - max(rect.y0, a.row_begin)) * (rect.x1 - rect.x0) + (tx - rect.x0));
 }
 
 // Owned records go to the instance's slot; SortReduce records stay in tile-sorted order (their ids are the

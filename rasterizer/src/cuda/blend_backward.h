@@ -20,11 +20,15 @@ struct BlendBackwardArgs {
   const float *dl_dimage, *dl_dalpha, *dl_ddepth;  // alpha and depth may be null
   float* grad2d;   // Atomic / WarpAggregated: [V, width], zeroed by the caller
   float* partial;  // Owned: [instances, width] in slot order; SortReduce: in tile-sorted order; every row written
+  // Owned: the first tile row of the launch's band (record_strips.h). The slots (offsets) count each Gaussian's
+  // tiles from that row on; 0 with the forward's offsets when the whole image is one band.
+  int row_begin;
 };
 
 // Owned and SortReduce both produce per-instance records (SortReduce then sorts them by visible index).
 // width: 9 (mean2d, conic, opacity, colour) or 12 (plus depth and |dL/dmean2d|); records and grad2d rows use it.
-// instances: the forward's instance count (the launch shape depends on the instances per tile).
+// tiles: how many tiles of args.tile_order to run; instances: theirs (the launch shape depends on the instances
+// per tile).
 void launch_blend_backward(Accumulation mode, int width, const BlendBackwardArgs& args, int tiles,
                            std::size_t instances);
 

@@ -141,7 +141,7 @@ struct BlendArgs {
   float background[3];
   const float* proj;
   const std::uint32_t *tile_start, *tile_order, *sorted_visible;
-  float *image, *alpha, *depth, *final_transmittance;
+  float *image, *alpha, *depth, *final_transmittance;  // depth may be null (not rendered)
   std::uint32_t* contributors;
 };
 
@@ -191,7 +191,7 @@ __global__ void __launch_bounds__(kTilePixels / PARTS) blend_kernel(BlendArgs a)
   const std::size_t pix = std::size_t(y) * a.grid.width + x;
   for (int c = 0; c < 3; ++c) a.image[3 * pix + c] = rgb[c] + trans * a.background[c];
   a.alpha[pix] = 1.0f - trans;
-  a.depth[pix] = depth;
+  if (a.depth) a.depth[pix] = depth;
   a.final_transmittance[pix] = trans;
   a.contributors[pix] = contributors;
 }
@@ -272,7 +272,7 @@ void forward(const GaussiansView& g, DeviceState& s, ForwardOutput& out, Workspa
   // of the two stages, not their sum.
   out.image = Buffer<float>(pixels * 3, Device::Cuda);
   out.alpha = Buffer<float>(pixels, Device::Cuda);
-  out.depth = Buffer<float>(pixels, Device::Cuda);
+  out.depth = Buffer<float>(s.settings.render_depth ? pixels : 0, Device::Cuda);
   s.final_transmittance = Buffer<float>(pixels, Device::Cuda);
   s.contributors = Buffer<std::uint32_t>(pixels, Device::Cuda);
 
@@ -286,7 +286,7 @@ void forward(const GaussiansView& g, DeviceState& s, ForwardOutput& out, Workspa
                  s.sorted_visible.data(),
                  out.image.data(),
                  out.alpha.data(),
-                 out.depth.data(),
+                 s.settings.render_depth ? out.depth.data() : nullptr,
                  s.final_transmittance.data(),
                  s.contributors.data()};
     with_parts(tile_parts(s.grid.count()), [&](auto parts) {

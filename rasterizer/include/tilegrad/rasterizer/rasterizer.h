@@ -18,7 +18,8 @@ struct Context;  // saved state of one forward call (internal)
 struct ForwardOutput {
   Buffer<float> image;  // [H, W, 3], background composited
   Buffer<float> alpha;  // [H, W], 1 - final transmittance
-  Buffer<float> depth;  // [H, W], sum_i w_i z_i (divide by alpha for the depth of the covered part)
+  Buffer<float> depth;  // [H, W], sum_i w_i z_i (divide by alpha for the depth of the covered part); empty
+                        // unless RasterSettings::render_depth
   std::shared_ptr<const Context> context;
   std::size_t instances() const;       // (Gaussian, tile) pairs rendered
   std::size_t visible_gaussians() const;
@@ -52,8 +53,8 @@ class Rasterizer {
   ForwardOutput forward(const GaussiansView& gaussians, const Camera& camera, const RasterSettings& settings = {});
 
   // Gradients of a loss given dL/dimage [H, W, 3] and optionally dL/dalpha [H, W] and dL/ddepth [H, W]
-  // (empty views: zero). `gaussians` must be the same parameters (same buffers, unchanged version) the forward
-  // rendered; dL/d* must be finite.
+  // (empty views: zero; dL/ddepth needs a forward with RasterSettings::render_depth). `gaussians` must be the
+  // same parameters (same buffers, unchanged version) the forward rendered; dL/d* must be finite.
   Gradients backward(const ForwardOutput& forward, const GaussiansView& gaussians, View<const float> dl_dimage,
                      View<const float> dl_dalpha = {}, View<const float> dl_ddepth = {},
                      const BackwardSettings& settings = {});

@@ -1,5 +1,7 @@
 // Rendering settings of the rasterizer, including the numerical thresholds of 3DGS compositing.
 #pragma once
+#include <cstddef>
+
 #include "tilegrad/ad/accumulation.h"
 
 namespace tilegrad::raster {
@@ -20,6 +22,9 @@ struct RasterSettings {
   int sh_degree = -1;          // active SH degree (<= stored degree); -1: all stored bands
   bool antialiased = false;    // EWA blur with opacity compensation (Mip-Splatting style)
   float blur = 0.3f;           // added to the diagonal of the 2D covariance (a pixel's footprint)
+  // Also output the expected depth (ForwardOutput::depth; needed for a dL/ddepth in the backward). Off, the
+  // forward keeps one float less per pixel (8.3 MB at 1920x1080).
+  bool render_depth = false;
   Thresholds thresholds{};
 };
 
@@ -31,6 +36,13 @@ struct BackwardSettings {
   // Check dL/d* for NaN and infinities (on the GPU one device-to-host read per call). Callers whose gradients are
   // finite by construction (the trainer checks its loss) turn it off to keep a step free of host round trips.
   bool check_finite = true;
+  // CUDA, Owned: the most bytes the per-instance records (width x 4 bytes per (Gaussian, tile) pair) may take at
+  // once; 0: no limit. Above it the tiles are processed in strips of tile rows, each blended backward and summed
+  // into the per-Gaussian gradients before the next (one strip is at least one row of tiles). This trades time
+  // for memory: see docs/PERFORMANCE.md. Gaussians whose tiles span several strips get their sum as one exact
+  // sum per strip, added in strip order: reproducible for a given limit, equal to the one-pass sum within
+  // rounding. The CPU reference ignores it.
+  std::size_t max_record_bytes = 0;
 };
 
 }  // namespace tilegrad::raster

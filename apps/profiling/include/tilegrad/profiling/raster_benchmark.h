@@ -18,6 +18,7 @@ struct RasterBenchConfig {
   int reps = 20;
   std::vector<Accumulation> modes = {kAllAccumulations.begin(), kAllAccumulations.end()};
   raster::RasterSettings settings;
+  std::size_t max_record_bytes = 0;  // Owned's record limit (BackwardSettings::max_record_bytes); 0: none
 };
 
 struct RasterModeResult {
