@@ -15,6 +15,7 @@
 
 #include "cuda/bin.h"
 #include "cuda/common.cuh"
+#include "cuda/run_cub.h"
 #include "tilegrad/core/cuda/radix_bits.h"
 
 namespace tilegrad::raster::cuda_backend {
@@ -22,15 +23,6 @@ namespace {
 
 using cuda::global_thread;
 using U32 = std::uint32_t;
-
-// Runs a CUB device algorithm: once for the size of its temporary storage, once with storage for this call.
-template <class F>
-void run_cub(F&& algorithm) {
-  std::size_t bytes = 0;
-  TG_CUDA_CHECK(algorithm(nullptr, bytes));
-  Buffer<std::byte> temp(bytes > 0 ? bytes : 1, Device::Cuda);
-  TG_CUDA_CHECK(algorithm(static_cast<void*>(temp.data()), bytes));
-}
 
 // Depth keys of the visible Gaussians, with their visible indices as the values that travel with them.
 __global__ void depth_keys_kernel(std::size_t count, const float* proj, U32* keys, U32* ids) {
@@ -134,12 +126,12 @@ void order_tiles(DeviceState& s, Workspace& ws, std::size_t first_slot) {
   U32* ids = ws.slot<U32>(first_slot + 2, tiles);
   cuda::launch(tile_count_kernel, tiles, kBlock, 0, s.tile_start.data(), int(tiles), counts, ids);
   const int end_bit = cuda::radix_bits(s.instances);  // counts <= instances
-  std::size_t bytes = 0;
-  TG_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, counts, sorted_counts, ids, s.tile_order.data(),
-                                                          static_cast<int>(tiles), 0, end_bit));
-  TG_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(ws.slot<std::byte>(first_slot + 3, bytes), bytes, counts,
-                                                          sorted_counts, ids, s.tile_order.data(),
-                                                          static_cast<int>(tiles), 0, end_bit));
+  run_cub(
+      [&](void* temp, std::size_t& bytes) {
+        return cub::DeviceRadixSort::SortPairsDescending(temp, bytes, counts, sorted_counts, ids, s.tile_order.data(),
+                                                         static_cast<int>(tiles), 0, end_bit);
+      },
+      ws, first_slot + 3);
 }
 
 }  // namespace tilegrad::raster::cuda_backend

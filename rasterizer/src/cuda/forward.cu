@@ -15,6 +15,7 @@
 #include "cuda/backend.h"
 #include "cuda/bin.h"
 #include "cuda/common.cuh"
+#include "cuda/run_cub.h"
 #include "tilegrad/rasterizer/element/color.h"
 #include "tilegrad/rasterizer/element/tiles.h"
 
@@ -129,10 +130,11 @@ __global__ void visible_ids_kernel(std::size_t n, const U32* mask, const U32* be
 // kScanTemp.
 template <class In>
 void exclusive_sum(In in, U32* out, std::size_t count, Workspace& ws) {
-  std::size_t bytes = 0;
-  TG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, static_cast<int>(count)));
-  TG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(ws.slot<std::byte>(kScanTemp, bytes), bytes, in, out,
-                                              static_cast<int>(count)));
+  run_cub(
+      [&](void* temp, std::size_t& bytes) {
+        return cub::DeviceScan::ExclusiveSum(temp, bytes, in, out, static_cast<int>(count));
+      },
+      ws, kScanTemp);
 }
 
 struct BlendArgs {

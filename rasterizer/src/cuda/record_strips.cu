@@ -9,6 +9,7 @@
 
 #include "cuda/common.cuh"
 #include "cuda/record_strips.h"
+#include "cuda/run_cub.h"
 #include "tilegrad/core/cuda/radix_bits.h"
 
 namespace tilegrad::raster::cuda_backend {
@@ -82,11 +83,12 @@ void strip_tile_order(const DeviceState& s, const RecordStrips& strips, U32* ord
                d_row_strip, keys);
   // A stable sort by strip keeps the heaviest-first order inside each strip.
   const int end_bit = cuda::radix_bits(std::size_t(strips.count() - 1));
-  std::size_t bytes = 0;
-  TG_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, sorted_keys, s.tile_order.data(), order, tiles,
-                                                0, end_bit));
-  TG_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(ws.slot<std::byte>(first_slot + 3, bytes), bytes, keys, sorted_keys,
-                                                s.tile_order.data(), order, tiles, 0, end_bit));
+  run_cub(
+      [&](void* temp, std::size_t& bytes) {
+        return cub::DeviceRadixSort::SortPairs(temp, bytes, keys, sorted_keys, s.tile_order.data(), order, tiles, 0,
+                                               end_bit);
+      },
+      ws, first_slot + 3);
 }
 
 void strip_offsets(const DeviceState& s, int row_begin, int row_end, U32* offsets, Workspace& ws,
@@ -94,9 +96,11 @@ void strip_offsets(const DeviceState& s, int row_begin, int row_end, U32* offset
   const auto slots = thrust::make_transform_iterator(
       thrust::counting_iterator<U32>(0), StripSlots{s.projected.data(), s.grid, row_begin, row_end, U32(s.visible)});
   const int items = static_cast<int>(s.visible + 1);
-  std::size_t bytes = 0;
-  TG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, slots, offsets, items));
-  TG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(ws.slot<std::byte>(scan_slot, bytes), bytes, slots, offsets, items));
+  run_cub(
+      [&](void* temp, std::size_t& bytes) {
+        return cub::DeviceScan::ExclusiveSum(temp, bytes, slots, offsets, items);
+      },
+      ws, scan_slot);
 }
 
 }  // namespace tilegrad::raster::cuda_backend
