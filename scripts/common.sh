@@ -6,6 +6,12 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 configure_and_build() {
   local build="$1"
   shift
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+  local launcher=()
+  # A compiler cache, when installed, makes rebuilds of unchanged files (other build folders, other checkouts)
+  # near free; the build does not depend on it.
+  if command -v ccache >/dev/null; then
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+  fi
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "$@"
   cmake --build "$build" -j "$jobs"
 }
