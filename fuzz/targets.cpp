@@ -76,7 +76,7 @@ int fuzz_mesh_text(std::string_view bytes) {
 
 // Large enough for every code path (interlacing, progressive scans, subsampling), small enough that a header
 // claiming a huge image is refused quickly instead of decoding megapixels of garbage.
-constexpr std::size_t kFuzzMaxPixels = std::size_t(1) << 20;
+constexpr std::size_t kFuzzMaxPixels = std::size_t(1) << 16;
 
 int fuzz_image(std::string_view bytes) {
   return accepts([&] { io::decode_image(bytes, "fuzz-image", kFuzzMaxPixels); });
