@@ -1,6 +1,7 @@
 // Checkpoint file: "TGCKPT02", then little-endian fields: byte-order mark, iteration, adam step, SH degree,
-// count, version, configuration, dataset fingerprint and run-state texts, every per-Gaussian array (parameters,
-// moments, statistics) with its length, and last a 64-bit checksum (checksum.h) of all preceding bytes.
+// count, version, configuration and dataset fingerprint texts, every per-Gaussian array (parameters, moments,
+// statistics) with its length, the run-state text, and last a 64-bit checksum (checksum.h) of all preceding
+// bytes.
 #include "tilegrad/training/checkpoint.h"
 
 #include <array>
@@ -124,7 +125,8 @@ const char* const kFieldNames[5] = {"means", "log_scales", "quats", "opacity_log
 }  // namespace
 
 void save_checkpoint(const std::string& path, const GaussianModel& model, std::int64_t iteration,
-                     const std::string& config_json, const std::string& data_json, const std::string& state_json) {
+                     const std::string& config_json, const std::string& data_json,
+                     const std::function<std::string()>& state_json) {
   io::AtomicFile f(path);
   Writer w(f);
   w.bytes(kMagic, sizeof(kMagic));
@@ -136,10 +138,10 @@ void save_checkpoint(const std::string& path, const GaussianModel& model, std::i
   w.scalar<std::uint64_t>(model.params.version);
   w.text(config_json);
   w.text(data_json);
-  w.text(state_json);
   for (const raster::Gaussians* g : {&model.params, &model.adam_m, &model.adam_v})
     for (const Buffer<float>* b : fields(*g)) w.floats(*b);
   for (const Buffer<float>* b : {&model.grad_accum, &model.view_count, &model.max_radius}) w.floats(*b);
+  w.text(state_json ? state_json() : std::string());
   w.finish();
   f.commit();
 }
@@ -168,7 +170,6 @@ Checkpoint load_checkpoint(const std::string& path) {
         concat(path, ": corrupt header (iteration ", c.iteration, ", SH degree ", degree, ", ", count, " Gaussians)"));
   c.config_json = r.text("configuration");
   c.data_json = r.text("dataset fingerprint");
-  c.state_json = r.text("run state");
   const std::uint64_t widths[5] = {3, 3, 4, 1, std::uint64_t(3 * (degree + 1) * (degree + 1))};
   for (raster::Gaussians* g : {&c.model.params, &c.model.adam_m, &c.model.adam_v}) {
     g->sh_degree = degree;
@@ -178,6 +179,7 @@ Checkpoint load_checkpoint(const std::string& path) {
   c.model.params.version = version;
   for (Buffer<float>* b : {&c.model.grad_accum, &c.model.view_count, &c.model.max_radius})
     *b = r.floats(count, "densification statistics");
+  c.state_json = r.text("run state");
   r.check_sum();
   return c;
 }

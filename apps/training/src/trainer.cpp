@@ -163,9 +163,15 @@ void Trainer::resume(const std::string& path) {
 void Trainer::save_checkpoint(const std::string& path) {
   TG_CHECK_ARG(m_ready, "save_checkpoint: call initialize() or resume() first");
   const auto t0 = Clock::now();
-  training::save_checkpoint(path, m_model, m_iteration, config_to_json(m_config), m_fingerprint, state_json());
-  m_checkpoints.seconds += seconds_since(t0);
-  m_checkpoints.count += 1;
+  const CheckpointStats before = m_checkpoints;
+  // The state is written after the model: it counts this checkpoint and nearly all of its time.
+  training::save_checkpoint(path, m_model, m_iteration, config_to_json(m_config), m_fingerprint, [&] {
+    m_checkpoints.count = before.count + 1;
+    m_checkpoints.seconds = before.seconds + seconds_since(t0);
+    return state_json();
+  });
+  m_checkpoints.count = before.count + 1;
+  m_checkpoints.seconds = before.seconds + seconds_since(t0);
 }
 
 int Trainer::active_sh_degree() const { return std::min(m_config.sh_degree, m_iteration / m_config.sh_degree_every); }
@@ -345,8 +351,11 @@ bool Trainer::run(const RunHooks& hooks) {
   double seconds_before = m_seconds;
   const auto run_start = Clock::now();
   auto last_checkpoint = run_start;
-  // Training time so far: the wall time of this call less its checkpoint writing, plus earlier calls'.
+  const int first_iteration = m_iteration;
+  // Training time so far: the wall time of this call less its checkpoint writing, plus earlier calls'. A call
+  // that trains nothing (a finished run resumed) adds nothing.
   auto update_time = [&] {
+    if (m_iteration == first_iteration) return;
     synchronize(m_config.device);
     m_seconds = seconds_before + seconds_since(run_start);
     double earlier = 0;
