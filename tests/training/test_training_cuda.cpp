@@ -203,7 +203,9 @@ TEST(TrainingCuda, GpuTrainingLearnsAndIsDeterministic) {
     means[run] = trainer.model().params.means.to_vector();
   }
   EXPECT_TRUE(test::bitwise_equal(means[0], means[1])) << "Owned accumulation must make GPU runs bit-identical";
-  if (!small) EXPECT_GT(after, before + 7.0) << before << " -> " << after;
+  if (!small) {
+    EXPECT_GT(after, before + 7.0) << before << " -> " << after;
+  }
 }
 
 TEST(TrainingCuda, ResumedGpuRunEqualsUninterruptedRun) {
