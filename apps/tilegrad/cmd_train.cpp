@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include "cmd_dataset_common.h"
@@ -133,9 +134,10 @@ void run_train(TrainArgs& a) {
 
   std::ofstream log(a.out + "/train_log.jsonl", resume_from.empty() ? std::ios::trunc : std::ios::app);
   const bool tty = isatty(fileno(stdout));
-  StopSignals signals;
+  // Signals stop training between iterations; outside training (loading, final evaluation) they act as usual.
+  std::optional<StopSignals> signals(std::in_place);
   training::Trainer::RunHooks hooks;
-  hooks.stop = [&] { return signals.requested(); };
+  hooks.stop = [&] { return signals->requested(); };
   hooks.report = [&](const training::Progress& p) {
     print_progress(p, tty);
     log << training::progress_json_line(p) << "\n" << std::flush;
@@ -145,11 +147,12 @@ void run_train(TrainArgs& a) {
   if (tty) std::printf("\n");
   trainer.save_checkpoint(checkpoint);
   if (!finished) {
-    std::printf("%s at iteration %d: checkpoint written to %s; continue with\n  %s\n", signals.name(),
+    std::printf("%s at iteration %d: checkpoint written to %s; continue with\n  %s\n", signals->name(),
                 trainer.iteration(), checkpoint.c_str(), resume_command().c_str());
     std::fflush(stdout);
-    throw CLI::RuntimeError(signals.exit_status());
+    throw CLI::RuntimeError(signals->exit_status());
   }
+  signals.reset();
 
   const training::StageTimes t = trainer.stage_times();
   std::printf("trained %d iterations in %.1f s (%s): %zu Gaussians\n", trainer.iteration(), trainer.training_seconds(),

@@ -114,6 +114,7 @@ void Trainer::restore_state(const std::string& text, const std::string& path) {
   m_seconds = 0;
   m_checkpoints = {};
   m_segments.clear();
+  if (text.empty()) return;  // a checkpoint without run state: times start at zero
   try {
     const nlohmann::json j = nlohmann::json::parse(text);
     m_seconds = j.at("training_seconds").get<double>();
@@ -140,8 +141,10 @@ void Trainer::restore_state(const std::string& text, const std::string& path) {
 void Trainer::resume(const std::string& path) {
   Checkpoint c = load_checkpoint(path);
   std::vector<std::string> diff = config_differences(c.config_json, config_to_json(m_config));
-  const std::vector<std::string> data_diff = fingerprint_differences(c.data_json, m_fingerprint);
-  diff.insert(diff.end(), data_diff.begin(), data_diff.end());
+  if (!c.data_json.empty()) {  // empty: written by save_checkpoint without a dataset (nothing to compare)
+    const std::vector<std::string> data_diff = fingerprint_differences(c.data_json, m_fingerprint);
+    diff.insert(diff.end(), data_diff.begin(), data_diff.end());
+  }
   if (!diff.empty()) {
     std::string list;
     for (const std::string& d : diff) list += "\n  " + d;
