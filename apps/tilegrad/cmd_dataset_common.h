@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "cli_checks.h"
 #include "tilegrad/training/dataset.h"
 
 namespace tilegrad::cli {
@@ -14,7 +15,7 @@ inline void add_dataset_options(CLI::App* cmd, training::DatasetOptions& data, s
   cmd->add_flag("--eval", data.eval,
                 "Hold out every 8th image as test views when the dataset has no split (eval: as its training did)");
   cmd->add_option("--downscale", data.downscale, "Integer image downscale factor")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive())
       ->capture_default_str();
   cmd->add_option("--device", device, "auto, cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))

@@ -38,19 +38,19 @@ void add_make_scene_command(CLI::App& app) {
                                  "(RGBA renders + transforms_{train,test}.json)");
   cmd->add_option("--out", a->out, "Dataset folder to create")->required();
   cmd->add_option("--width", a->views.width, "Image width in pixels")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive())
       ->capture_default_str();
   cmd->add_option("--height", a->views.height, "Image height in pixels")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive())
       ->capture_default_str();
   cmd->add_option("--train-views", a->views.train_views, "Training views (upper hemisphere)")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive())
       ->capture_default_str();
   cmd->add_option("--test-views", a->views.test_views, "Test views (a ring 30 degrees up)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(checks::non_negative())
       ->capture_default_str();
   cmd->add_option("--distance", a->views.camera_distance, "Camera distance from the origin")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive())
       ->capture_default_str();
   cmd->add_option("--seed", a->views.seed, "Seed of the train camera placement")->capture_default_str();
   cmd->add_option("--scene-seed", a->scene_seed, "Seed of the scene's small random jitter")->capture_default_str();
