@@ -3,17 +3,21 @@
 // checkpoint on SIGINT, SIGTERM or SIGHUP. The output folder and every option are checked before data is loaded.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "cmd_dataset_common.h"
 #include "commands.h"
 #include "stop_signals.h"
 #include "tilegrad/core/error.h"
 #include "tilegrad/core/memory.h"
+#include "tilegrad/distributed/distributed_trainer.h"
 #include "tilegrad/io/ply_gaussians.h"
 #include "tilegrad/training/outputs.h"
 #include "tilegrad/training/run_folder.h"
@@ -27,6 +31,8 @@ struct TrainArgs {
   training::TrainConfig config;
   std::string out, device = "auto", accumulation = "owned", background = "auto", resume;
   bool resume_flag = false, overwrite = false, save_renders = true;
+  std::string gpus, parallel = "data";  // several devices: --gpus N|all (NCCL) or --ranks N (simulated, CPU)
+  int ranks = 1;
 };
 
 // The command that continues this run: the same arguments, with --resume instead of --overwrite.
@@ -78,12 +84,33 @@ void print_progress(const training::Progress& p, bool tty) {
   std::fflush(stdout);
 }
 
+template <class TrainerType>
+void train_and_write(TrainArgs& a, const training::TrainingDataset& data, TrainerType& trainer,
+                     const std::string& checkpoint, const std::string& resume_from);
+
+// Runs on several devices: --gpus (one NCCL rank per GPU) or --ranks (simulated ranks on the CPU).
+bool distributed_run(const TrainArgs& a) { return !a.gpus.empty() || a.ranks > 1; }
+
 void run_train(TrainArgs& a) {
+  std::vector<int> gpus;
+  if (!a.gpus.empty()) {
+    TG_CHECK_ARG(a.device != "cpu", "--gpus trains on GPUs: use --ranks N for simulated ranks on the CPU");
+    TG_CHECK_ARG(a.ranks == 1, "--gpus and --ranks are exclusive");
+    a.device = "cuda";
+    gpus = distributed::gpus_from_option(a.gpus);
+    a.config.distributed.ranks = int(gpus.size());
+  } else if (a.ranks > 1) {
+    TG_CHECK_ARG(a.device == "cpu" || a.device == "auto", "--ranks simulates ranks on the CPU: use --gpus on GPUs");
+    a.device = "cpu";
+    a.config.distributed.ranks = a.ranks;
+  }
+  a.config.distributed.mode = training::parse_parallelism(a.parallel);
   a.config.device = training::device_from_option(a.device);
   a.config.accumulation = parse_accumulation(a.accumulation);
   training::set_background(a.config, a.background);
   a.config.validate();
-  a.data.device = a.config.device;
+  // Ranks copy the images to their own GPUs from the host.
+  a.data.device = distributed_run(a) ? Device::Cpu : a.config.device;
   training::RunFolderOptions folder;
   folder.resume = a.resume_flag || !a.resume.empty();
   folder.overwrite = a.overwrite;
@@ -95,6 +122,10 @@ void run_train(TrainArgs& a) {
   std::printf("tilegrad train on %s (%s accumulation)\n",
               a.config.device == Device::Cuda ? cuda_device_description().c_str() : "cpu",
               to_string(a.config.accumulation));
+  if (distributed_run(a))
+    std::printf("%d %s ranks, %s parallel\n", a.config.distributed.ranks,
+                a.config.device == Device::Cuda ? "GPU (NCCL)" : "simulated CPU",
+                training::to_string(a.config.distributed.mode));
   const training::TrainingDataset data = training::load_dataset(a.data);
   const raster::Camera& cam0 = data.train.front().camera;
   std::printf("dataset %s (%s): %zu train / %zu test views, %dx%d, extent %.3f, %s\n", data.root.c_str(),
@@ -102,7 +133,22 @@ void run_train(TrainArgs& a) {
               data.points.size() > 0 ? (std::to_string(data.points.size()) + " points from " + data.points_file).c_str()
                                      : "no points (random initialisation)");
 
-  training::Trainer trainer(a.config, data);
+  if (distributed_run(a)) {
+    distributed::DistributedTrainer trainer(a.config, data,
+                                            a.config.device == Device::Cuda
+                                                ? distributed::make_nccl_group(gpus)
+                                                : distributed::make_simulated_group(a.config.distributed.ranks));
+    train_and_write(a, data, trainer, checkpoint, resume_from);
+  } else {
+    training::Trainer trainer(a.config, data);
+    train_and_write(a, data, trainer, checkpoint, resume_from);
+  }
+}
+
+template <class TrainerType>
+void train_and_write(TrainArgs& a, const training::TrainingDataset& data, TrainerType& trainer,
+                     const std::string& checkpoint, const std::string& resume_from) {
+  constexpr bool kDistributed = std::is_same_v<TrainerType, distributed::DistributedTrainer>;
   if (a.overwrite) {
     const std::vector<std::string> removed = training::clear_previous_run(a.out);
     if (!removed.empty()) std::printf("--overwrite: removed %zu outputs of the earlier run in %s\n", removed.size(),
@@ -179,6 +225,25 @@ void run_train(TrainArgs& a) {
   summary.segments = trainer.segments();
   summary.device = a.config.device == Device::Cuda ? cuda_device_description() : "cpu";
   summary.dataset = data.root;
+  if constexpr (kDistributed) {
+    // Per rank; the process-wide peak above adds the GPUs up, so the largest single GPU's peak replaces it.
+    const distributed::DistributedReport report = trainer.report();
+    summary.distributed = report.json();
+    summary.peak_gpu_bytes = 0;
+    for (const distributed::RankReport& r : report.per_rank) {
+      summary.peak_gpu_bytes = std::max(summary.peak_gpu_bytes, r.peak_gpu_bytes);
+      char where[32] = "", peak[48] = "";
+      if (r.gpu >= 0) std::snprintf(where, sizeof(where), " (GPU %d)", r.gpu);
+      if (r.peak_gpu_bytes > 0)
+        std::snprintf(peak, sizeof(peak), ", peak %.2f GiB", double(r.peak_gpu_bytes) / double(1 << 30));
+      std::printf("rank %d%s: %zu Gaussians, %.3f ms per iteration (compute %.3f, communication %.3f, apply %.3f), "
+                  "%.2f MB per iteration%s\n",
+                  r.rank, where, r.gaussians, r.step_ms, r.compute_ms, r.communication_ms, r.apply_ms,
+                  r.bytes_per_iteration / 1e6, peak);
+    }
+    std::printf("communication share %.1f%% (largest over the ranks), %d view(s) per iteration\n",
+                100.0 * report.communication_share(), report.views_per_iteration);
+  }
   training::write_metrics_json(a.out + "/metrics.json", e, &summary);
   std::printf("%s views (%zu): PSNR %.2f dB, SSIM %.4f, L1 %.4f\n", split.c_str(), e.views.size(), e.psnr, e.ssim,
               e.l1);
@@ -285,6 +350,18 @@ void add_train_command(CLI::App& app) {
                 "Replace the earlier run in OUT: its outputs (checkpoint, .ply, metrics, logs, renders) are deleted");
   cmd->add_option("--resume-from", a->resume, "Continue from this checkpoint file");
   cmd->add_flag("!--no-renders", a->save_renders, "Do not write the test renders");
+  // Several devices (docs/TRAINING.md, "Training on several devices").
+  cmd->add_option("--gpus", a->gpus,
+                  "Train on N GPUs (or 'all' visible ones), one NCCL rank each; iterations then count steps of "
+                  "all ranks");
+  cmd->add_option("--ranks", a->ranks, "Train with N simulated ranks on the CPU (tests, small runs)")
+      ->check(checks::range(1, 4096))
+      ->capture_default_str();
+  cmd->add_option("--parallel", a->parallel,
+                  "With several ranks: data (a replica per rank, one view each per iteration) or gaussians (the "
+                  "Gaussians split over the ranks, each renders a region of every view)")
+      ->check(CLI::IsMember({"data", "gaussians"}))
+      ->capture_default_str();
   cmd->callback([a] { run_train(*a); });
 }
 

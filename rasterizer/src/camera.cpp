@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "tilegrad/core/error.h"
+#include "tilegrad/rasterizer/element/projection.h"
 
 namespace tilegrad::raster {
 namespace {
@@ -54,12 +55,31 @@ Camera Camera::look_at(const Vec3<float>& eye, const Vec3<float>& target, const 
 
 Vec3<float> Camera::position() const { return -(rotation.transposed() * translation); }
 
+Camera crop_camera(const Camera& camera, int x, int y, int width, int height) {
+  TG_CHECK_ARG(x >= 0 && y >= 0 && width >= 0 && height >= 0 && x + width <= camera.width &&
+                   y + height <= camera.height,
+               "crop_camera: window [", x, ", ", x + width, ") x [", y, ", ", y + height, ") is not inside the ",
+               camera.width, "x", camera.height, " image");
+  Camera c = camera;
+  if (c.guard_half_width <= 0.0f) c.guard_half_width = guard_half_extent(camera.cx, camera.width);
+  if (c.guard_half_height <= 0.0f) c.guard_half_height = guard_half_extent(camera.cy, camera.height);
+  c.cx = camera.cx - static_cast<float>(x);
+  c.cy = camera.cy - static_cast<float>(y);
+  c.width = width;
+  c.height = height;
+  return c;
+}
+
 void validate(const Camera& c) {
   auto finite = [](float x) { return std::isfinite(x); };
   TG_CHECK_ARG(finite(c.fx) && finite(c.fy) && c.fx > 0 && c.fy > 0, "camera: focal lengths must be positive and "
                "finite (fx=", c.fx, ", fy=", c.fy, ")");
   TG_CHECK_ARG(finite(c.cx) && finite(c.cy), "camera: principal point must be finite");
   TG_CHECK_ARG(c.width >= 0 && c.height >= 0, "camera: negative image size ", c.width, "x", c.height);
+  TG_CHECK_ARG(finite(c.guard_half_width) && finite(c.guard_half_height) && c.guard_half_width >= 0 &&
+                   c.guard_half_height >= 0,
+               "camera: guard half extents must be >= 0 and finite (", c.guard_half_width, ", ",
+               c.guard_half_height, ")");
   TG_CHECK_ARG(c.near_plane > 0 && c.near_plane < c.far_plane, "camera: need 0 < near < far (near=", c.near_plane,
                ", far=", c.far_plane, ")");
   for (int r = 0; r < 3; ++r) {

@@ -23,6 +23,17 @@ const char* to_string(BackgroundMode m) {
   }
   return "auto";
 }
+}  // namespace
+
+const char* to_string(Parallelism m) { return m == Parallelism::Gaussians ? "gaussians" : "data"; }
+
+Parallelism parse_parallelism(const std::string& name) {
+  if (name == "data") return Parallelism::Data;
+  if (name == "gaussians") return Parallelism::Gaussians;
+  throw InvalidArgument("parallelism '" + name + "': expected data or gaussians");
+}
+
+namespace {
 // Readable numbers for messages: shortest form that round-trips (no 300-digit bounds).
 std::string show(double x) {
   char buf[32];
@@ -89,6 +100,7 @@ std::vector<std::string> TrainConfig::problems() const {
   c.at_least("checkpoint_every", checkpoint_every, 0);
   c.non_negative("checkpoint_minutes", checkpoint_minutes);
   c.at_least("timing_every", timing_every, 1);
+  c.between("distributed.ranks", distributed.ranks, 1, 4096);
   return c.out;
 }
 
@@ -164,6 +176,9 @@ std::string config_to_json(const TrainConfig& c) {
   j["checkpoint_every"] = c.checkpoint_every;
   j["checkpoint_minutes"] = c.checkpoint_minutes;
   j["timing_every"] = c.timing_every;
+  // Only for runs over several devices: one rank trains exactly as the plain trainer (and older files lack it).
+  if (c.distributed.ranks > 1)
+    j["distributed"] = {{"ranks", c.distributed.ranks}, {"mode", to_string(c.distributed.mode)}};
   return j.dump(2);
 }
 
@@ -192,6 +207,9 @@ std::vector<std::string> config_differences(const std::string& saved_json, const
       out.push_back(it.key().substr(1) + ": " + old->dump() + " -> " + it.value().dump());
     }
   }
+  for (auto it = saved.begin(); it != saved.end(); ++it)
+    if (!ignored(it.key()) && current.find(it.key()) == current.end())
+      out.push_back(it.key().substr(1) + ": " + it.value().dump() + " -> (absent)");
   return out;
 }
 

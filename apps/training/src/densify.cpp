@@ -63,7 +63,7 @@ void accumulate_density_stats(GaussianModel& model, const raster::Camera& camera
 }
 
 DensifyCounts densify_and_prune(GaussianModel& model, const DensifyRule& rule, std::uint64_t seed,
-                                std::uint64_t iteration) {
+                                std::uint64_t iteration, std::uint64_t first_index) {
   const std::size_t n = model.count();
   const Device device = model.device();
   raster::Gaussians& p = model.params;
@@ -116,6 +116,7 @@ DensifyCounts densify_and_prune(GaussianModel& model, const DensifyRule& rule, s
   sa.offsets = device_offsets.data();
   sa.seed = seed;
   sa.iteration = iteration;
+  sa.first_index = first_index;
   const auto src_p = fields(p), src_m = fields(model.adam_m), src_v = fields(model.adam_v);
   const auto dst_p = fields(next.params), dst_m = fields(next.adam_m), dst_v = fields(next.adam_v);
   for (int f = 0; f < detail::kFieldCount; ++f) {

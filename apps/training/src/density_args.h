@@ -63,6 +63,7 @@ struct ScatterArgs {
   const std::uint8_t* plan;
   const std::uint32_t* offsets;  // [N + 1] first output of each source
   std::uint64_t seed, iteration;
+  std::uint64_t first_index;  // global index of source 0 (split offsets are drawn per global index)
 };
 
 // Writes the outputs of source i: itself (with its moments) and its clone (fresh moments), or its two split
@@ -87,7 +88,8 @@ TG_HD TG_INLINE void scatter_element(const ScatterArgs& a, std::size_t i) {
     if (split) {
       const Vec3<float> log_scale = load_vec3(a.params.src[kLogScales], i);
       const Vec3<float> mean = split_child_mean(load_vec3(a.params.src[kMeans], i), log_scale,
-                                                load_vec4(a.params.src[kQuats], i), a.seed, a.iteration, i, candidate);
+                                                load_vec4(a.params.src[kQuats], i), a.seed, a.iteration,
+                                                a.first_index + i, candidate);
       for (int k = 0; k < 3; ++k) {
         a.params.dst[kMeans][out * 3 + k] = mean[k];
         a.params.dst[kLogScales][out * 3 + k] = log_scale[k] - log(kSplitScaleDivisor);

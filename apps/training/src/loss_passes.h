@@ -26,8 +26,23 @@ struct LossArgs {
   T* moments = nullptr;      // scratch [5][H, W, 3]
   T* partials = nullptr;     // scratch [3][H, W, 3]
   SsimWindow<T> window{};
+  // Counted pixels [x0, x1) x [y0, y1) and the element count of the means (LossWindow); total 0: every element
+  // counts and the means are over elements().
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  std::size_t total = 0;
 
   TG_HD std::size_t elements() const { return std::size_t(width) * height * 3; }
+  TG_HD std::size_t normalizer() const { return total > 0 ? total : elements(); }
+  TG_HD std::size_t counted_elements() const {
+    if (total == 0) return elements();
+    const int w = min(x1, width) - max(x0, 0), h = min(y1, height) - max(y0, 0);
+    return w > 0 && h > 0 ? std::size_t(w) * std::size_t(h) * 3 : 0;
+  }
+  TG_HD bool counted(std::size_t e) const {
+    if (total == 0) return true;
+    const int px = int((e / 3) % width), py = int(e / (std::size_t(width) * 3));
+    return px >= x0 && px < x1 && py >= y0 && py < y1;
+  }
   TG_HD T x(std::size_t e) const { return clamp_image ? clamp(image[e], T(0), T(1)) : image[e]; }
   TG_HD T y(std::size_t e) const { return composite_target(target + (e / 3) * 4, int(e % 3), background); }
 };
@@ -72,12 +87,14 @@ TG_HD TG_INLINE ElementSums<T> loss_columns_pass(const LossArgs<T>& a, std::size
     m[q] = window_sum(a.window, py, a.height, [&](int j) { return plane[std::size_t(j) * stride]; });
   }
   const SsimTerms<T> s = ssim_terms(m[0], m[1], m[2], m[3], m[4]);
+  const bool counted = a.counted(e);
   if (a.grad) {
-    const T scale = -a.lambda / T(n);  // dL/dSSIM(pixel)
+    const T scale = counted ? -a.lambda / T(a.normalizer()) : T(0);  // dL/dSSIM(pixel)
     a.partials[e] = scale * s.d_mu_x;
     a.partials[n + e] = scale * s.d_exx;
     a.partials[2 * n + e] = scale * s.d_exy;
   }
+  if (!counted) return {T(0), T(0), T(0)};
   const T d = a.x(e) - a.y(e);
   return {d < T(0) ? -d : d, s.value, d * d};
 }
@@ -103,16 +120,18 @@ TG_HD TG_INLINE void gradient_columns_pass(const LossArgs<T>& a, std::size_t e) 
     g[q] = window_sum(a.window, py, a.height, [&](int j) { return plane[std::size_t(j) * stride]; });
   }
   const T xv = a.x(e), yv = a.y(e);
-  a.grad[e] = g[0] + T(2) * xv * g[1] + yv * g[2] + (T(1) - a.lambda) / T(n) * abs_derivative(xv - yv);
+  const T l1 = a.counted(e) ? (T(1) - a.lambda) / T(a.normalizer()) * abs_derivative(xv - yv) : T(0);
+  a.grad[e] = g[0] + T(2) * xv * g[1] + yv * g[2] + l1;
 }
 
-// The four LossValues from the totals of the element sums over n elements.
+// The four LossValues from the totals of the element sums over `counted` of n elements (the means are over n).
 template <class T>
-TG_HD TG_INLINE void finish_values(double abs_sum, double ssim_sum, double sq_sum, std::size_t n, T lambda,
-                                   float* values) {
+TG_HD TG_INLINE void finish_values(double abs_sum, double ssim_sum, double sq_sum, std::size_t n, std::size_t counted,
+                                   T lambda, float* values) {
   const double inv = n > 0 ? 1.0 / double(n) : 0.0;
   const double l1 = abs_sum * inv, ssim = ssim_sum * inv;
-  values[0] = float((1.0 - double(lambda)) * l1 + double(lambda) * (1.0 - ssim));
+  const double fraction = n > 0 ? double(counted) / double(n) : 0.0;  // 1 without a window
+  values[0] = float((1.0 - double(lambda)) * l1 + double(lambda) * (fraction - ssim));
   values[1] = float(l1);
   values[2] = float(ssim);
   values[3] = float(sq_sum * inv);

@@ -50,6 +50,7 @@ std::string progress_json_line(const Progress& p) {
             {"position_lr", p.position_lr},
             {"sh_degree", p.sh_degree},
             {"stage_ms", stage_json(p.times)}};
+  if (!p.distributed.empty()) j["distributed"] = json::parse(p.distributed);
   return j.dump();
 }
 
@@ -102,6 +103,7 @@ void write_metrics_json(const std::string& path, const Evaluation& e, const RunS
     j["stage_ms_per_iteration"] = stage_json(s->times);
     j["device"] = s->device;
     j["dataset"] = s->dataset;
+    if (!s->distributed.empty()) j["distributed"] = json::parse(s->distributed);
   }
   write_text_file(path, j.dump(2) + "\n");
 }

@@ -49,23 +49,21 @@ Trainer::Trainer(const TrainConfig& config, const TrainingDataset& dataset)
 
 Trainer::~Trainer() = default;
 
-void Trainer::initialize() {
+raster::Gaussians initial_gaussians(const TrainConfig& config, const TrainingDataset& dataset) {
   InitOptions o;
-  o.sh_degree = m_config.sh_degree;
-  o.opacity = m_config.init_opacity;
-  o.seed = m_config.seed;
-  if (m_dataset.points.size() > 0) {
-    initialize(gaussians_from_points(m_dataset.points, o));
-    return;
-  }
-  const bool synthetic = m_dataset.kind == io::DatasetKind::NerfSynthetic;
+  o.sh_degree = config.sh_degree;
+  o.opacity = config.init_opacity;
+  o.seed = config.seed;
+  if (dataset.points.size() > 0) return gaussians_from_points(dataset.points, o);
+  const bool synthetic = dataset.kind == io::DatasetKind::NerfSynthetic;
   const float origin[3] = {0, 0, 0};
   const float half =
-      m_config.init_half_size > 0 ? m_config.init_half_size : (synthetic ? kSyntheticInitHalfSize : m_dataset.extent);
-  const io::PointCloud points =
-      random_points(m_config.init_points, synthetic ? origin : m_dataset.center, half, m_config.seed);
-  initialize(gaussians_from_points(points, o));
+      config.init_half_size > 0 ? config.init_half_size : (synthetic ? kSyntheticInitHalfSize : dataset.extent);
+  const io::PointCloud points = random_points(config.init_points, synthetic ? origin : dataset.center, half, config.seed);
+  return gaussians_from_points(points, o);
 }
+
+void Trainer::initialize() { initialize(initial_gaussians(m_config, m_dataset)); }
 
 void Trainer::initialize(raster::Gaussians gaussians) {
   TG_CHECK_ARG(gaussians.sh_degree == m_config.sh_degree, "initial Gaussians store SH degree ", gaussians.sh_degree,
@@ -138,7 +136,7 @@ void Trainer::restore_state(const std::string& text, const std::string& path) {
   }
 }
 
-void Trainer::resume(const std::string& path) {
+void Trainer::resume(const std::string& path, const std::function<GaussianModel(const GaussianModel&)>& take) {
   Checkpoint c = load_checkpoint(path);
   std::vector<std::string> diff = config_differences(c.config_json, config_to_json(m_config));
   if (!c.data_json.empty()) {  // empty: written by save_checkpoint without a dataset (nothing to compare)
@@ -155,7 +153,7 @@ void Trainer::resume(const std::string& path) {
   }
   TG_CHECK_ARG(c.model.params.sh_degree == m_config.sh_degree, path, ": checkpoint stores SH degree ",
                c.model.params.sh_degree, ", the configuration trains ", m_config.sh_degree);
-  m_model = c.model.to(m_config.device);
+  m_model = take ? take(c.model).to(m_config.device) : c.model.to(m_config.device);
   m_iteration = int(c.iteration);
   m_logged = 0;
   m_ready = true;
@@ -163,12 +161,12 @@ void Trainer::resume(const std::string& path) {
   start_segment();
 }
 
-void Trainer::save_checkpoint(const std::string& path) {
+void Trainer::save_checkpoint(const std::string& path, const GaussianModel* model) {
   TG_CHECK_ARG(m_ready, "save_checkpoint: call initialize() or resume() first");
   const auto t0 = Clock::now();
   const CheckpointStats before = m_checkpoints;
   // The state is written after the model: it counts this checkpoint and nearly all of its time.
-  training::save_checkpoint(path, m_model, m_iteration, config_to_json(m_config), m_fingerprint, [&] {
+  training::save_checkpoint(path, model ? *model : m_model, m_iteration, config_to_json(m_config), m_fingerprint, [&] {
     m_checkpoints.count = before.count + 1;
     m_checkpoints.seconds = before.seconds + seconds_since(t0);
     return state_json();
@@ -187,10 +185,10 @@ raster::RasterSettings Trainer::render_settings() const {
   return s;
 }
 
-const TrainingView& Trainer::view_for(int iteration) {
+const TrainingView& Trainer::view_for(std::uint64_t view_number) {
   // Each epoch visits every training view once, in an order drawn from (seed, epoch).
   const std::size_t n = m_dataset.train.size();
-  const std::int64_t epoch = std::int64_t(iteration - 1) / std::int64_t(n);
+  const std::int64_t epoch = std::int64_t((view_number - 1) / n);
   if (epoch != m_order_epoch) {
     m_order.resize(n);
     for (std::size_t i = 0; i < n; ++i) m_order[i] = std::uint32_t(i);
@@ -200,7 +198,7 @@ const TrainingView& Trainer::view_for(int iteration) {
     }
     m_order_epoch = epoch;
   }
-  return m_dataset.train[m_order[std::size_t(iteration - 1) % n]];
+  return m_dataset.train[m_order[std::size_t((view_number - 1) % n)]];
 }
 
 float Trainer::position_lr(int iteration) const {
@@ -211,53 +209,89 @@ float Trainer::position_lr(int iteration) const {
   return float(std::exp(log_lr) * m_dataset.extent);
 }
 
+template <class Work>
+void Trainer::stage(double& total_ms, bool timed, Work&& work) {
+  if (timed) m_timing->timer.start();
+  work();
+  if (timed) total_ms += m_timing->timer.stop();
+}
+
 bool Trainer::step() {
   TG_CHECK_ARG(m_ready, "step: call initialize() or resume() first");
   if (m_iteration >= m_config.iterations) return false;
+  begin_view(std::uint64_t(m_iteration) + 1);
+  compute_view_gradients();
+  apply_step();
+  return true;
+}
+
+Trainer::ViewStep& Trainer::begin_view(std::uint64_t view_number) {
+  TG_CHECK_ARG(m_ready, "begin_view: call initialize() or resume() first");
+  TG_CHECK_ARG(m_iteration < m_config.iterations, "begin_view: all ", m_config.iterations, " iterations are done");
+  TG_CHECK_ARG(view_number >= 1, "begin_view: view numbers start at 1");
   const int it = m_iteration + 1;
-  const Device device = m_config.device;
-  const TrainingView& view = view_for(it);
-  raster::RasterSettings settings = render_settings();
+  m_step.iteration = it;
+  m_step.view = &view_for(view_number);
+  raster::RasterSettings& settings = m_step.settings;
+  settings = render_settings();
   settings.sh_degree = std::min(m_config.sh_degree, it / m_config.sh_degree_every);
   if (m_config.background_mode == BackgroundMode::Random)
     for (int c = 0; c < 3; ++c)
-      settings.background[c] = random_uniform(m_config.seed, RandomStream::Background, 3 * std::uint64_t(it) + c);
+      settings.background[c] = random_uniform(m_config.seed, RandomStream::Background, 3 * view_number + c);
+  const std::size_t slot = std::size_t(m_logged % m_config.log_every);
+  m_step.loss_values = m_loss_log.view().subview(slot * kLossValueCount, kLossValueCount);
+  ++m_logged;
+  m_step.gradients = {};
+  return m_step;
+}
 
+void Trainer::compute_view_gradients() {
+  TG_CHECK_ARG(m_step.view && m_step.iteration == m_iteration + 1, "compute_view_gradients: call begin_view first");
+  const Device device = m_config.device;
+  const TrainingView& view = *m_step.view;
+  const raster::RasterSettings& settings = m_step.settings;
   Timing& tm = *m_timing;
-  const bool timed = device == Device::Cpu || it % m_config.timing_every == 0;
-  auto stage = [&](double& total_ms, auto&& work) {
-    if (timed) tm.timer.start();
-    work();
-    if (timed) total_ms += tm.timer.stop();
-  };
+  const bool timed = device == Device::Cpu || m_step.iteration % m_config.timing_every == 0;
 
   raster::ForwardOutput fwd;
-  stage(tm.render, [&] { fwd = m_rasterizer.forward(m_model.params.view(), view.camera, settings); });
+  stage(tm.render, timed, [&] { fwd = m_rasterizer.forward(m_model.params.view(), view.camera, settings); });
 
   const std::size_t pixels = std::size_t(view.camera.width) * view.camera.height;
   m_dl_dimage.reserve_discard(pixels * 3, device);
   const View<float> dl_dimage(m_dl_dimage.data(), pixels * 3, device);
-  stage(tm.loss, [&] {
-    const std::size_t slot = std::size_t(m_logged % m_config.log_every);
-    m_loss.backward(image_pair(view, fwd.image, settings.background), dl_dimage,
-                    m_loss_log.view().subview(slot * kLossValueCount, kLossValueCount));
-    ++m_logged;
-  });
+  stage(tm.loss, timed,
+        [&] { m_loss.backward(image_pair(view, fwd.image, settings.background), dl_dimage, m_step.loss_values); });
 
-  raster::Gradients grads;
-  stage(tm.backward, [&] {
+  stage(tm.backward, timed, [&] {
     raster::BackwardSettings b;
     b.accumulation = m_config.accumulation;
     b.check_finite = false;  // the loss is checked instead; this keeps the step free of host round trips
-    grads = m_rasterizer.backward(fwd, m_model.params.view(), dl_dimage, {}, {}, b);
+    m_step.gradients = m_rasterizer.backward(fwd, m_model.params.view(), dl_dimage, {}, {}, b);
   });
+}
+
+Trainer::StepEvents Trainer::apply_step(const ApplyOptions& options) {
+  TG_CHECK_ARG(m_step.view && m_step.iteration == m_iteration + 1, "apply_step: call begin_view first");
+  const int it = m_step.iteration;
+  const Device device = m_config.device;
+  const raster::Gradients& grads = m_step.gradients;
+  TG_CHECK_ARG(grads.means.size() == m_model.params.means.size(), "apply_step: gradients for ",
+               grads.means.size() / 3, " Gaussians, the model has ", m_model.count());
+  Timing& tm = *m_timing;
+  const bool timed = device == Device::Cpu || it % m_config.timing_every == 0;
 
   const DensifyConfig& dc = m_config.densify;
   const bool densifying = it < dc.until;
   if (densifying)
-    stage(tm.stats, [&] { accumulate_density_stats(m_model, view.camera, settings, grads.mean2d.cview()); });
+    stage(tm.stats, timed, [&] {
+      if (options.statistics) {
+        options.statistics(m_model);
+      } else {
+        accumulate_density_stats(m_model, m_step.view->camera, m_step.settings, grads.mean2d.cview());
+      }
+    });
 
-  stage(tm.optimizer, [&] {
+  stage(tm.optimizer, timed, [&] {
     const LearningRates& lr = m_config.lr;
     const float pos_lr = position_lr(it);
     raster::Gaussians& p = m_model.params;
@@ -279,11 +313,12 @@ bool Trainer::step() {
   });
   if (timed) ++tm.samples;
 
-  const bool densify_now = densifying && it > dc.from && it % dc.every == 0;
-  const bool reset_now = densifying && dc.opacity_reset_every > 0 && it % dc.opacity_reset_every == 0;
-  if (densify_now || reset_now) {
+  StepEvents events;
+  events.densified = densifying && it > dc.from && it % dc.every == 0;
+  events.opacity_reset = densifying && dc.opacity_reset_every > 0 && it % dc.opacity_reset_every == 0;
+  if (events.densified || events.opacity_reset) {
     const auto t0 = Clock::now();
-    if (densify_now) {
+    if (events.densified) {
       const bool size_pruning = dc.opacity_reset_every > 0 && it > dc.opacity_reset_every;
       DensifyRule rule;
       rule.grad_threshold = dc.grad_threshold;
@@ -291,15 +326,25 @@ bool Trainer::step() {
       rule.min_opacity = dc.min_opacity;
       rule.max_world_scale = size_pruning ? dc.max_world_size * m_dataset.extent : 0.0f;
       rule.max_screen_radius = size_pruning ? dc.max_screen_size : 0.0f;
-      m_last_densify = densify_and_prune(m_model, rule, m_config.seed, std::uint64_t(it));
+      m_last_densify = densify_and_prune(m_model, rule, m_config.seed, std::uint64_t(it), options.first_index);
     }
-    if (reset_now) reset_opacity(m_model, dc.reset_opacity);
+    if (events.opacity_reset) reset_opacity(m_model, dc.reset_opacity);
     synchronize(device);
     tm.densify_events_ms += 1e3 * seconds_since(t0);
   }
   ++tm.iterations;
+  m_step.view = nullptr;
+  m_step.gradients = {};
   m_iteration = it;
-  return true;
+  return events;
+}
+
+void Trainer::set_model(GaussianModel model) {
+  TG_CHECK_ARG(model.params.sh_degree == m_config.sh_degree, "set_model: the model stores SH degree ",
+               model.params.sh_degree, ", the configuration trains ", m_config.sh_degree);
+  TG_CHECK_ARG(model.device() == m_config.device, "set_model: the model is on ",
+               to_string(model.device()), ", training runs on ", to_string(m_config.device));
+  m_model = std::move(model);
 }
 
 StageTimes Trainer::stage_times() const {
@@ -379,7 +424,11 @@ bool Trainer::run(const RunHooks& hooks) {
       update_time();
       return false;
     }
-    step();
+    if (hooks.step) {
+      hooks.step();
+    } else {
+      step();
+    }
     ++interval_iterations;
     if (m_iteration % m_config.log_every == 0 || m_iteration == m_config.iterations) report();
     const bool due = every > 0 && (m_iteration % every == 0 ||
@@ -387,7 +436,11 @@ bool Trainer::run(const RunHooks& hooks) {
     if (!hooks.checkpoint_path.empty() && due && m_iteration < m_config.iterations) {
       update_time();
       const double written_before = m_checkpoints.seconds;
-      save_checkpoint(hooks.checkpoint_path);
+      if (hooks.save) {
+        hooks.save(hooks.checkpoint_path);
+      } else {
+        save_checkpoint(hooks.checkpoint_path);
+      }
       seconds_before -= m_checkpoints.seconds - written_before;  // writing checkpoints is not training time
       last_checkpoint = Clock::now();
     }

@@ -11,17 +11,25 @@ namespace tilegrad::cuda_backend {
 namespace {
 
 // Stream-ordered pool allocation keeps per-frame buffers cheap; the pool keeps freed memory
-// (release threshold = max) so a training loop does not return memory to the driver each step.
+// (release threshold = max) so a training loop does not return memory to the driver each step. Each device has
+// its own default pool (a process may allocate on several GPUs: distributed training, one thread per GPU).
+constexpr int kMaxDevices = 64;
+
 void configure_pool_once() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    int device = 0;
-    TG_CUDA_CHECK(cudaGetDevice(&device));
+  static std::once_flag once[kMaxDevices];
+  int device = 0;
+  TG_CUDA_CHECK(cudaGetDevice(&device));
+  auto configure = [device] {
     cudaMemPool_t pool;
     TG_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
     std::uint64_t threshold = UINT64_MAX;
     TG_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
-  });
+  };
+  if (device >= 0 && device < kMaxDevices) {
+    std::call_once(once[device], configure);
+  } else {
+    configure();  // idempotent; only devices beyond the table pay for it on every allocation
+  }
 }
 
 }  // namespace

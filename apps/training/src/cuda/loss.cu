@@ -36,7 +36,8 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 __global__ void __launch_bounds__(kBlock)
-    loss_values_kernel(const double* block_sums, unsigned blocks, std::size_t n, float lambda, float* values) {
+    loss_values_kernel(const double* block_sums, unsigned blocks, std::size_t n, std::size_t counted, float lambda,
+                       float* values) {
   double totals[3];
   for (int k = 0; k < 3; ++k) {
     double s = 0.0;
@@ -44,7 +45,7 @@ __global__ void __launch_bounds__(kBlock)
     totals[k] = cuda::block_sum<kBlock>(s);
     __syncthreads();
   }
-  if (threadIdx.x == 0) detail::finish_values(totals[0], totals[1], totals[2], n, lambda, values);
+  if (threadIdx.x == 0) detail::finish_values(totals[0], totals[1], totals[2], n, counted, lambda, values);
 }
 
 __global__ void gradient_rows_kernel(const __grid_constant__ LossArgs<float> a) {
@@ -68,7 +69,7 @@ void image_loss(const LossArgs<float>& a, float* values, Workspace& ws) {
     loss_columns_kernel<<<blocks, kBlock>>>(a, block_sums);
     TG_CUDA_CHECK_LAUNCH();
   }
-  loss_values_kernel<<<1, kBlock>>>(block_sums, blocks, n, a.lambda, values);
+  loss_values_kernel<<<1, kBlock>>>(block_sums, blocks, a.normalizer(), a.counted_elements(), a.lambda, values);
   TG_CUDA_CHECK_LAUNCH();
   if (!a.grad) return;
   cuda::launch(gradient_rows_kernel, n, kBlock, 0, a);

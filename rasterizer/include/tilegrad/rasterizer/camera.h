@@ -13,6 +13,11 @@ struct Camera {
   Vec3<float> translation = Vec3<float>::zero();    // x_cam = rotation x_world + translation
   float near_plane = 0.01f;
   float far_plane = 1e10f;
+  // Half extent (pixels) of the image around the principal point that the projection's guard band is set from
+  // (ProjectionCamera::lim_x, lim_y); 0: this image's own, max(cx, width - cx) and max(cy, height - cy). A crop
+  // of a larger image (crop_camera) keeps the larger image's, so that both project every Gaussian alike.
+  float guard_half_width = 0.0f;
+  float guard_half_height = 0.0f;
 
   // From a camera-to-world matrix in OpenGL axes (x right, y up, z backward; NeRF / instant-ngp), row-major 4x4.
   static Camera from_camera_to_world_opengl(const float c2w[16], float fx, float fy, float cx, float cy, int width,
@@ -26,6 +31,11 @@ struct Camera {
 
   Vec3<float> position() const;  // camera centre in world coordinates
 };
+
+// The camera of the pixels [x, x + width) x [y, y + height) of `camera`'s image: the principal point moves by
+// (-x, -y) and the guard band stays the full image's. Its render equals that window of the full render up to the
+// rounding of the projected centres (about 1e-7 of the principal point's magnitude, in pixels).
+Camera crop_camera(const Camera& camera, int x, int y, int width, int height);
 
 // Throws InvalidArgument for non-finite values, non-positive focal lengths, negative sizes, a non-rotation,
 // or near >= far. Zero-sized images are valid (they render nothing).

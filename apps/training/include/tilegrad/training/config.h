@@ -41,6 +41,17 @@ struct DensifyConfig {
 
 enum class BackgroundMode { Auto, Color, Random };
 
+// Training over several devices (apps/distributed, docs/TRAINING.md). ranks > 1: Data keeps a replica of the
+// model per rank, each rendering its own view every iteration; Gaussians gives each rank a part of the Gaussians
+// and a region of every view. Part of the results (recorded in checkpoints and config.json when ranks > 1).
+enum class Parallelism { Data, Gaussians };
+struct DistributedConfig {
+  int ranks = 1;
+  Parallelism mode = Parallelism::Data;
+};
+const char* to_string(Parallelism mode);
+Parallelism parse_parallelism(const std::string& name);  // "data" or "gaussians"
+
 struct TrainConfig {
   int iterations = 30000;
   std::uint64_t seed = 0;
@@ -62,6 +73,7 @@ struct TrainConfig {
   // colour per step (targets composited on it) and evaluates on the Auto/Color one.
   BackgroundMode background_mode = BackgroundMode::Auto;
   float background[3] = {0, 0, 0};  // Color mode
+  DistributedConfig distributed;
   // Bookkeeping (not part of the optimisation).
   int log_every = 100;
   // Periodic checkpoints (Trainer::run with a checkpoint path): every checkpoint_every iterations or every

@@ -21,10 +21,11 @@ struct DensifyCounts {
 };
 
 // Clones small and splits large Gaussians whose mean NDC gradient reaches the threshold, prunes by opacity and
-// size (see DensifyRule), and restarts the statistics. Split offsets are addressed by (seed, iteration, index).
-// `pruned` counts removed Gaussians and candidates (clones, children) that did not survive pruning.
+// size (see DensifyRule), and restarts the statistics. Split offsets are addressed by (seed, iteration, index),
+// the index of Gaussian i being first_index + i (a model that is one part of a partitioned one draws the offsets
+// of the whole). `pruned` counts removed Gaussians and candidates (clones, children) that did not survive pruning.
 DensifyCounts densify_and_prune(GaussianModel& model, const DensifyRule& rule, std::uint64_t seed,
-                                std::uint64_t iteration);
+                                std::uint64_t iteration, std::uint64_t first_index = 0);
 
 // Opacities above max_opacity are lowered to it; the opacity moments restart.
 void reset_opacity(GaussianModel& model, float max_opacity);

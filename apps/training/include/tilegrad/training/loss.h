@@ -8,15 +8,28 @@
 
 namespace tilegrad::training {
 
+// The pixels a loss is taken over when the pair is a crop of a larger image whose loss is split into parts (a
+// rank's region in Gaussian-partitioned training, apps/distributed): only pixels in [x0, x1) x [y0, y1) of the
+// pair count, and the values and the gradient are their terms of the mean over `total_pixels` pixels. The SSIM of
+// a counted pixel reads the pair's pixels around it (an 11 x 11 window), so the crop must hold 5 pixels beyond the
+// window on every side that is not the larger image's border. Default (total_pixels 0): the whole pair.
+struct LossWindow {
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  std::size_t total_pixels = 0;
+};
+
 // An image pair of one size: the rendered image and its target, both on the loss's device.
 struct ImagePair {
   int width = 0, height = 0;
   View<const float> image;          // [H, W, 3]
   View<const std::uint8_t> target;  // [H, W, 4], premultiplied RGBA
   float background[3] = {0, 0, 0};  // the target's alpha is composited on it
+  LossWindow window;
 };
 
-// Means over all pixels and channels.
+// Means over all pixels and channels. With a LossWindow, the terms of its pixels in the means over the larger
+// image: l1, ssim and mse add up over a partition of that image, and so does loss (its 1 - ssim is taken as
+// window fraction - ssim).
 struct LossValues {
   float loss = 0;  // (1 - lambda) l1 + lambda (1 - ssim)
   float l1 = 0;    // mean |x - y|

@@ -34,6 +34,7 @@ struct RunSummary {
   std::size_t peak_gpu_bytes = 0;  // memory::stats(Device::Cuda).peak; 0 on the CPU
   StageTimes times;
   std::string device, dataset;
+  std::string distributed;  // a JSON object of a run over several devices (metrics.json "distributed"); "" : none
 };
 
 // metrics.json: the split and number of views evaluated, per-view PSNR/SSIM/L1 and their means, plus the run

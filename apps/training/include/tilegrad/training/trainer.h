@@ -36,6 +36,7 @@ struct Progress {
   int sh_degree = 0;
   DensifyCounts last_densify;  // the most recent densification (all zero before the first)
   StageTimes times;
+  std::string distributed;  // a JSON object of a run over several devices (per-rank times, traffic); "" otherwise
 };
 
 // Checkpoints written by this trainer (and, after a resume, by the earlier segments of the run): their wall time
@@ -51,6 +52,10 @@ struct Segment {
   double seconds = 0;
 };
 
+// The Gaussians Trainer::initialize() starts from, on the host: the dataset's points, else random points (see
+// TrainConfig::init_half_size).
+raster::Gaussians initial_gaussians(const TrainConfig& config, const TrainingDataset& dataset);
+
 class Trainer {
  public:
   // The dataset must outlive the trainer; its images must be loaded on config.device.
@@ -65,16 +70,56 @@ class Trainer {
   // Continues from a checkpoint written with the same configuration on the same dataset (fingerprint.h):
   // InvalidArgument listing every difference otherwise. Training time, stage timings and checkpoint statistics
   // continue from the checkpoint's.
-  void resume(const std::string& checkpoint_path);
-  // Writes a checkpoint (counted in checkpoint_stats()).
-  void save_checkpoint(const std::string& path);
+  // `take` (optional) receives the checkpoint's model on the host and returns the part this trainer trains (a
+  // rank's share of a model partitioned over devices).
+  void resume(const std::string& checkpoint_path,
+              const std::function<GaussianModel(const GaussianModel&)>& take = {});
+  // Writes a checkpoint (counted in checkpoint_stats()) of this trainer's model, or of `model` when given (the
+  // whole model of a run whose trainers each hold a part of it).
+  void save_checkpoint(const std::string& path, const GaussianModel* model = nullptr);
 
   // Runs one iteration; false when all iterations are done (then nothing is run).
   bool step();
+
+  // The phases of step(), for drivers that spread an iteration over several devices (apps/distributed):
+  //   ViewStep& s = begin_view(n);  compute_view_gradients();  [combine s.gradients across devices]  apply_step();
+  // step() is exactly begin_view(iteration() + 1), compute_view_gradients(), apply_step().
+  struct ViewStep {
+    int iteration = 0;                  // the iteration this step completes
+    const TrainingView* view = nullptr;
+    raster::RasterSettings settings;    // active SH degree and this view's background
+    raster::Gradients gradients;        // of this view's loss (a driver may replace them by a combination)
+    View<float> loss_values;            // this step's LossValues record in the loss log (device memory)
+  };
+  // Picks training view number `view_number` (1-based over all epochs; the plain trainer uses the iteration) and
+  // its render settings for the next iteration.
+  ViewStep& begin_view(std::uint64_t view_number);
+  // Forward, loss and backward of the view: fills gradients and loss_values.
+  void compute_view_gradients();
+  struct ApplyOptions {
+    // Adds the step's density statistics to the model in place of the view's own (a combination of several
+    // views); called only while densifying.
+    std::function<void(GaussianModel&)> statistics;
+    // Global index of this model's first Gaussian (split offsets are drawn per global index), for a model that
+    // is one part of a partitioned one.
+    std::uint64_t first_index = 0;
+  };
+  struct StepEvents {
+    bool densified = false, opacity_reset = false;
+  };
+  // Density statistics, the Adam step with the step's gradients, densification and opacity reset on schedule;
+  // completes the iteration.
+  StepEvents apply_step(const ApplyOptions& options);
+  StepEvents apply_step() { return apply_step(ApplyOptions{}); }
+  // Replaces the model between iterations (a partitioned driver moves Gaussians between devices).
+  void set_model(GaussianModel model);
+
   struct RunHooks {
     std::function<bool()> stop;                   // checked before every iteration; true: return early
     std::function<void(const Progress&)> report;  // every log_every iterations and at the end
     std::string checkpoint_path;  // written on TrainConfig's checkpoint schedule ("" : never)
+    std::function<void()> step;   // runs one iteration (default: step())
+    std::function<void(const std::string&)> save;  // writes a periodic checkpoint (default: save_checkpoint)
   };
   // Steps until done or until hooks.stop() returns true. Returns true when all iterations are done.
   bool run(const RunHooks& hooks);
@@ -97,7 +142,9 @@ class Trainer {
   Evaluation evaluate(const std::vector<TrainingView>& views, const RenderSink& sink = {}, std::size_t max_views = 0);
 
  private:
-  const TrainingView& view_for(int iteration);
+  const TrainingView& view_for(std::uint64_t view_number);
+  template <class Work>
+  void stage(double& total_ms, bool timed, Work&& work);
   float position_lr(int iteration) const;
   Progress progress_report(double seconds_since_report, int iterations_since_report);
   std::string state_json() const;
@@ -115,6 +162,7 @@ class Trainer {
   Buffer<float> m_dl_dimage;  // reused every step
   Buffer<float> m_loss_log;   // [log_every, 4] loss values of the steps since the last report
   int m_logged = 0;
+  ViewStep m_step;  // the iteration in progress (between begin_view and apply_step)
   std::vector<std::uint32_t> m_order;  // view permutation of the current epoch
   std::int64_t m_order_epoch = -1;
   DensifyCounts m_last_densify;

@@ -18,6 +18,11 @@ struct ProjectionCamera {
   int width, height;
 };
 
+// Half extent of an image of `size` pixels around the principal point `c`: max(c, size - c).
+inline float guard_half_extent(float c, int size) {
+  return 0.5f * static_cast<float>(size) + (c > 0.5f * size ? c - 0.5f * size : 0.5f * size - c);
+}
+
 inline ProjectionCamera make_projection_camera(const Camera& c) {
   ProjectionCamera p;
   p.rotation = c.rotation;
@@ -32,8 +37,10 @@ inline ProjectionCamera make_projection_camera(const Camera& c) {
   // The EWA Jacobian is evaluated at the point clamped to 1.3x the half field of view (as in 3DGS): far
   // outside the frustum the linearisation is meaningless and would blow up the footprint.
   const float guard = 1.3f;
-  p.lim_x = guard * (0.5f * static_cast<float>(c.width) + (c.cx > 0.5f * c.width ? c.cx - 0.5f * c.width : 0.5f * c.width - c.cx)) / c.fx;
-  p.lim_y = guard * (0.5f * static_cast<float>(c.height) + (c.cy > 0.5f * c.height ? c.cy - 0.5f * c.height : 0.5f * c.height - c.cy)) / c.fy;
+  const float half_x = c.guard_half_width > 0.0f ? c.guard_half_width : guard_half_extent(c.cx, c.width);
+  const float half_y = c.guard_half_height > 0.0f ? c.guard_half_height : guard_half_extent(c.cy, c.height);
+  p.lim_x = guard * half_x / c.fx;
+  p.lim_y = guard * half_y / c.fy;
   p.width = c.width;
   p.height = c.height;
   return p;

@@ -12,20 +12,33 @@ namespace tilegrad::training {
 // Scale divisor of the two children of a split: 0.8 * 2, the reference implementation's choice.
 constexpr float kSplitScaleDivisor = 1.6f;
 
+// The tiles of the view in which the rasterizer renders this Gaussian (an empty rectangle when it renders it
+// nowhere: behind the camera, not finite, or fainter than min_alpha everywhere) and, when it is projected, its
+// footprint radius in pixels: the same functions and tests as the projection stage. `margin` pixels widen a
+// non-empty footprint box on every side (0: exactly the projection's box).
+TG_HD TG_INLINE raster::TileRect rendered_tiles(const Vec3<float>& mean, const Vec3<float>& log_scale,
+                                                const Vec4<float>& quat, float opacity_logit,
+                                                const raster::ProjectionCamera& cam, float blur, bool antialiased,
+                                                float extent_sigmas, float min_alpha, float margin, float& radius) {
+  const raster::Projected<float> pr =
+      raster::project_gaussian(mean, log_scale, quat, opacity_logit, cam, blur, antialiased);
+  if (!pr.valid || !is_finite(pr.mean2d[0]) || !is_finite(pr.mean2d[1])) return {0, 0, 0, 0};
+  radius = raster::footprint_radius(pr.cov2d[0], pr.cov2d[1], pr.cov2d[2], extent_sigmas);
+  raster::Extents ext =
+      raster::footprint_extents(pr.cov2d[0], pr.cov2d[1], pr.cov2d[2], pr.opacity, extent_sigmas, min_alpha);
+  if (ext.x > 0.0f && ext.y > 0.0f) ext = {ext.x + margin, ext.y + margin};
+  return raster::footprint_tiles(pr.mean2d[0], pr.mean2d[1], ext.x, ext.y,
+                                 raster::make_tile_grid(cam.width, cam.height));
+}
+
 // Whether the rasterizer renders this Gaussian in the view (in front of the camera, finite footprint touching
-// a tile) and, if so, its footprint radius in pixels: the same functions and tests as the projection stage.
+// a tile) and, if so, its footprint radius in pixels.
 TG_HD TG_INLINE bool rendered_footprint(const Vec3<float>& mean, const Vec3<float>& log_scale, const Vec4<float>& quat,
                                         float opacity_logit, const raster::ProjectionCamera& cam, float blur,
                                         bool antialiased, float extent_sigmas, float min_alpha, float& radius) {
-  const raster::Projected<float> pr =
-      raster::project_gaussian(mean, log_scale, quat, opacity_logit, cam, blur, antialiased);
-  if (!pr.valid || !is_finite(pr.mean2d[0]) || !is_finite(pr.mean2d[1])) return false;
-  radius = raster::footprint_radius(pr.cov2d[0], pr.cov2d[1], pr.cov2d[2], extent_sigmas);
-  const raster::Extents ext =
-      raster::footprint_extents(pr.cov2d[0], pr.cov2d[1], pr.cov2d[2], pr.opacity, extent_sigmas, min_alpha);
-  const raster::TileRect rect =
-      raster::footprint_tiles(pr.mean2d[0], pr.mean2d[1], ext.x, ext.y, raster::make_tile_grid(cam.width, cam.height));
-  return rect.area() > 0;
+  return rendered_tiles(mean, log_scale, quat, opacity_logit, cam, blur, antialiased, extent_sigmas, min_alpha, 0.0f,
+                        radius)
+             .area() > 0;
 }
 
 // The densification statistic of one view: the norm of the view-space position gradient scaled from pixels to

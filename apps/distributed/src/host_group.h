@@ -1,0 +1,40 @@
+// Internal: the meeting point of the ranks of one group in this process. Each collective is an exchange: every
+// rank publishes a pointer, then each runs its part reading the others' pointers, then all leave together (so
+// what was published stays valid while anyone reads it). Failures elsewhere end every wait with Aborted.
+#pragma once
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+namespace tilegrad::distributed::detail {
+
+class HostGroup {
+ public:
+  explicit HostGroup(int ranks);
+  int size() const { return m_size; }
+  // Publishes `mine`, waits for every rank, calls read(pointers of all ranks, by rank), waits for every rank to
+  // have finished reading.
+  void exchange(int rank, const void* mine, const std::function<void(const std::vector<const void*>&)>& read);
+  void abort();
+  bool aborted() const;
+
+ private:
+  void wait_all();
+  int m_size;
+  mutable std::mutex m_mutex;
+  std::condition_variable m_cv;
+  int m_arrived = 0;
+  std::uint64_t m_generation = 0;
+  bool m_aborted = false;
+  std::vector<const void*> m_slots;
+};
+
+// Host collectives over a group's meeting point (both kinds of communicator use them).
+void host_all_gather(HostGroup& group, int rank, const void* send, void* recv, std::size_t bytes);
+void host_broadcast(HostGroup& group, int rank, void* data, std::size_t bytes, int root);
+std::vector<std::vector<char>> host_gather(HostGroup& group, int rank, const void* data, std::size_t bytes, int root);
+
+}  // namespace tilegrad::distributed::detail
