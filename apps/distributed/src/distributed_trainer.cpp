@@ -9,6 +9,7 @@
 #include "rank_engine.h"
 #include "tilegrad/core/error.h"
 #include "tilegrad/distributed/rank_threads.h"
+#include "tilegrad/distributed/replicas.h"
 
 namespace tilegrad::distributed {
 
@@ -251,6 +252,12 @@ DistributedReport DistributedTrainer::report() {
     if (r == 0) report.per_rank = std::move(all);
   });
   return report;
+}
+
+std::vector<std::uint64_t> DistributedTrainer::rank_model_hashes() {
+  std::vector<std::uint64_t> hashes(m_ranks.size());
+  m_threads->run([&](int r) { hashes[std::size_t(r)] = model_hash(m_ranks[std::size_t(r)]->engine->trainer().model()); });
+  return hashes;
 }
 
 std::vector<int> gpus_from_option(const std::string& option) {

@@ -73,6 +73,8 @@ class DistributedTrainer {
 
   int ranks() const;
   DistributedReport report();
+  // model_hash (replicas.h) of every rank's model, by rank: all equal for data-parallel replicas.
+  std::vector<std::uint64_t> rank_model_hashes();
 
  private:
   struct Rank;

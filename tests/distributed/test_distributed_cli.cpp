@@ -1,0 +1,77 @@
+// `tilegrad train` over several ranks in a child process: simulated ranks on the CPU write the run's files with
+// a "distributed" section (per-rank times and traffic) in metrics.json and in every log line; bad rank options
+// are refused before any data is loaded.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "fixtures.h"
+
+using namespace tilegrad;
+
+namespace {
+
+// Runs the CLI with `args`, output into `log`; returns the exit status.
+int tilegrad_cli(const std::string& args, const std::string& log) {
+  const std::string command = std::string(TILEGRAD_EXECUTABLE) + " " + args + " > '" + log + "' 2>&1";
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string common_options() {
+  return "--device cpu --iters 60 --init-points 400 --sh-degree 1 --log-every 20 --densify-from 20 "
+         "--densify-every 20 --densify-until 60 --no-renders";
+}
+
+}  // namespace
+
+TEST(DistributedCli, SimulatedRanksReportPerRankTimesAndTraffic) {
+  test::TempDir dir;
+  for (const char* mode : {"data", "gaussians"}) {
+    const std::string out = dir.file(std::string("run_") + mode);
+    const int status = tilegrad_cli("train --data '" + test::scene_dataset(32) + "' --out '" + out + "' --ranks 2 " +
+                                        "--parallel " + mode + " " + common_options(),
+                                    dir.file("log.txt"));
+    ASSERT_EQ(status, 0) << test::file_bytes(dir.file("log.txt"));
+    const std::string log = test::file_bytes(dir.file("log.txt"));
+    EXPECT_NE(log.find("2 simulated CPU ranks, " + std::string(mode) + " parallel"), std::string::npos) << log;
+    EXPECT_NE(log.find("rank 1: "), std::string::npos) << log;
+    const nlohmann::json metrics = nlohmann::json::parse(test::file_bytes(out + "/metrics.json"));
+    const nlohmann::json& d = metrics.at("distributed");
+    EXPECT_EQ(d.at("mode"), mode);
+    EXPECT_EQ(d.at("ranks"), 2);
+    ASSERT_EQ(d.at("per_rank").size(), 2u);
+    for (const nlohmann::json& r : d.at("per_rank")) {
+      EXPECT_GT(r.at("step_ms").get<double>(), 0.0);
+      EXPECT_GT(r.at("bytes_per_iteration").get<double>(), 0.0);
+    }
+    const nlohmann::json config = nlohmann::json::parse(test::file_bytes(out + "/config.json"));
+    EXPECT_EQ(config.at("distributed").at("ranks"), 2);
+    std::ifstream lines(out + "/train_log.jsonl");
+    std::string line;
+    int count = 0;
+    while (std::getline(lines, line)) {
+      EXPECT_EQ(nlohmann::json::parse(line).at("distributed").at("per_rank").size(), 2u);
+      ++count;
+    }
+    EXPECT_EQ(count, 3);
+  }
+}
+
+TEST(DistributedCli, RankOptionsAreChecked) {
+  test::TempDir dir;
+  const std::string data = test::scene_dataset(32);
+  EXPECT_NE(tilegrad_cli("train --data '" + data + "' --out '" + dir.file("a") + "' --ranks 2 --device cuda",
+                         dir.file("log.txt")),
+            0);
+  EXPECT_NE(test::file_bytes(dir.file("log.txt")).find("--ranks simulates ranks on the CPU"), std::string::npos);
+  EXPECT_NE(tilegrad_cli("train --data '" + data + "' --out '" + dir.file("b") + "' --ranks 2 --parallel pipeline",
+                         dir.file("log.txt")),
+            0);
+  EXPECT_NE(test::file_bytes(dir.file("log.txt")).find("--parallel"), std::string::npos);
+  EXPECT_NE(tilegrad_cli("train --data '" + data + "' --out '" + dir.file("c") + "' --gpus 0", dir.file("log.txt")),
+            0);
+}
