@@ -28,8 +28,8 @@ class DataParallelRank final : public RankEngine {
 
   Trainer& trainer() override { return m_trainer; }
 
-  void initialize() override {
-    m_trainer.initialize();
+  void initialize(const raster::Gaussians& initial) override {
+    m_trainer.initialize(initial.to(Device::Cpu));
     m_timing = {};
     m_timing.bytes_at_start = m_comm.traffic().bytes;
   }

@@ -5,9 +5,13 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "rank_engine.h"
 #include "tilegrad/core/error.h"
+#include "tilegrad/distributed/partition.h"
 #include "tilegrad/distributed/rank_threads.h"
 #include "tilegrad/distributed/replicas.h"
 
@@ -44,6 +48,31 @@ TrainingDataset copy_dataset(const TrainingDataset& d, Device device) {
   views(d.test, c.test);
   return c;
 }
+
+// Simulated ranks share this machine's cores: while a rank works, its OpenMP loops use cores / ranks threads.
+class CoreShare {
+ public:
+  CoreShare(bool host, int ranks) {
+#ifdef _OPENMP
+    if (host && ranks > 1) {
+      m_saved = omp_get_max_threads();
+      omp_set_num_threads(std::max(1, m_saved / ranks));
+    }
+#else
+    (void)host, (void)ranks;
+#endif
+  }
+  ~CoreShare() {
+#ifdef _OPENMP
+    if (m_saved > 0) omp_set_num_threads(m_saved);
+#endif
+  }
+  CoreShare(const CoreShare&) = delete;
+  CoreShare& operator=(const CoreShare&) = delete;
+
+ private:
+  int m_saved = 0;
+};
 
 }  // namespace
 
@@ -98,7 +127,7 @@ DistributedTrainer::DistributedTrainer(const training::TrainConfig& config, cons
   TG_CHECK_ARG(!dataset.train.empty(), "the dataset has no training views");
   m_threads = std::make_unique<RankThreads>(m_group);
   m_ranks.resize(std::size_t(n));
-  m_threads->run([&](int r) {
+  each_rank([&](int r) {
     auto rank = std::make_unique<Rank>();
     const TrainingDataset* data = &m_data;
     if (m_config.device == Device::Cuda) {
@@ -126,18 +155,28 @@ DistributedTrainer::~DistributedTrainer() {
 
 int DistributedTrainer::ranks() const { return int(m_ranks.size()); }
 
+void DistributedTrainer::each_rank(const std::function<void(int)>& task) {
+  m_threads->run([&](int r) {
+    CoreShare cores(m_config.device == Device::Cpu, int(m_group.size()));
+    task(r);
+  });
+}
+
 void DistributedTrainer::initialize() {
-  m_threads->run([&](int r) { m_ranks[std::size_t(r)]->engine->initialize(); });
+  // Once for all ranks (a large scene's initial points take much host memory and time).
+  raster::Gaussians initial = training::initial_gaussians(m_config, m_data);
+  if (m_config.distributed.mode == training::Parallelism::Gaussians) initial = spatially_ordered(initial);
+  each_rank([&](int r) { m_ranks[std::size_t(r)]->engine->initialize(initial); });
   ++m_epoch;
 }
 
 void DistributedTrainer::resume(const std::string& path) {
-  m_threads->run([&](int r) { m_ranks[std::size_t(r)]->engine->resume(path); });
+  each_rank([&](int r) { m_ranks[std::size_t(r)]->engine->resume(path); });
   ++m_epoch;
 }
 
 void DistributedTrainer::save_checkpoint(const std::string& path) {
-  m_threads->run([&](int r) { m_ranks[std::size_t(r)]->engine->checkpoint(path); });
+  each_rank([&](int r) { m_ranks[std::size_t(r)]->engine->checkpoint(path); });
 }
 
 namespace {
@@ -150,7 +189,7 @@ bool DistributedTrainer::run(const training::Trainer::RunHooks& hooks) {
   bool finished = false;
   const training::Parallelism mode = m_config.distributed.mode;
   const int views = mode == training::Parallelism::Data ? ranks() : 1;
-  m_threads->run([&](int r) {
+  each_rank([&](int r) {
     detail::RankEngine& engine = *m_ranks[std::size_t(r)]->engine;
     Communicator& comm = m_threads->comm(r);
     auto command = [&](Command c) {
@@ -211,7 +250,7 @@ training::Evaluation DistributedTrainer::evaluate(const std::vector<TrainingView
   TG_CHECK_ARG(test || &views == &m_data.train,
                "DistributedTrainer::evaluate: pass the dataset's train or test views (every rank holds its own copy)");
   training::Evaluation result;
-  m_threads->run([&](int r) {
+  each_rank([&](int r) {
     training::Evaluation e = m_ranks[std::size_t(r)]->engine->evaluate(test, sink, max_views);
     if (r == 0) result = std::move(e);
   });
@@ -223,7 +262,7 @@ int DistributedTrainer::iteration() const { return m_ranks[0]->engine->trainer()
 const GaussianModel& DistributedTrainer::model() {
   if (m_config.distributed.mode == training::Parallelism::Data) return m_ranks[0]->engine->trainer().model();
   if (m_gathered_epoch != m_epoch || m_gathered_iteration != iteration()) {
-    m_threads->run([&](int r) {
+    each_rank([&](int r) {
       GaussianModel m = m_ranks[std::size_t(r)]->engine->gather_model();
       if (r == 0) m_gathered = std::move(m);
     });
@@ -247,7 +286,7 @@ DistributedReport DistributedTrainer::report() {
   report.mode = m_config.distributed.mode;
   report.ranks = ranks();
   report.views_per_iteration = report.mode == training::Parallelism::Data ? ranks() : 1;
-  m_threads->run([&](int r) {
+  each_rank([&](int r) {
     std::vector<RankReport> all = collect_reports(m_threads->comm(r), *m_ranks[std::size_t(r)]->engine);
     if (r == 0) report.per_rank = std::move(all);
   });
@@ -256,7 +295,7 @@ DistributedReport DistributedTrainer::report() {
 
 std::vector<std::uint64_t> DistributedTrainer::rank_model_hashes() {
   std::vector<std::uint64_t> hashes(m_ranks.size());
-  m_threads->run([&](int r) { hashes[std::size_t(r)] = model_hash(m_ranks[std::size_t(r)]->engine->trainer().model()); });
+  each_rank([&](int r) { hashes[std::size_t(r)] = model_hash(m_ranks[std::size_t(r)]->engine->trainer().model()); });
   return hashes;
 }
 

@@ -151,15 +151,16 @@ class GaussianParallelRank final : public RankEngine {
 
   Trainer& trainer() override { return m_trainer; }
 
-  void initialize() override {
-    // Every rank builds the same initial Gaussians (a pure function of the configuration and the data), orders
-    // them in space and keeps its range.
-    const raster::Gaussians all = spatially_ordered(training::initial_gaussians(m_config, m_data));
-    m_begin = balanced_ranges(all.count(), m_comm.size());
+  void initialize(const raster::Gaussians& initial) override {
+    // `initial` is in spatial order: this rank keeps its range.
+    m_begin = balanced_ranges(initial.count(), m_comm.size());
     const std::size_t first = m_begin[std::size_t(m_comm.rank())];
     const std::size_t count = m_begin[std::size_t(m_comm.rank()) + 1] - first;
-    GaussianModel whole = GaussianModel::from_parameters(all.to(Device::Cpu));
-    m_trainer.initialize(slice(whole, first, count).params);
+    raster::Gaussians part = raster::Gaussians::allocate(count, initial.sh_degree, Device::Cpu);
+    const Fields src = param_fields(initial), dst = param_fields(part);
+    for (int k = 0; k < src.count; ++k)
+      std::copy_n(src.data[k] + first * std::size_t(src.width[k]), count * std::size_t(src.width[k]), dst.data[k]);
+    m_trainer.initialize(std::move(part));
     reset_timing();
   }
 

@@ -1,6 +1,7 @@
 // NCCL ranks: one GPU each, communicators made together with ncclCommInitAll, collectives on a stream of the
-// rank's own that is created blocking, so it is ordered with the kernels of the device's default stream (where
-// tilegrad launches): a collective runs after the kernels launched before it and before those launched after.
+// rank's own, ordered with the device's default stream (where tilegrad launches its kernels and frees its
+// memory) by events both ways: a collective starts after the work queued before it and the work queued after it
+// (kernels reading its results, frees of its buffers) waits for it.
 // Host collectives meet in process memory (host_group.h): every rank of a group lives in this process.
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -19,7 +20,7 @@ namespace {
 
 void nccl_check(ncclResult_t r, const char* call) {
   if (r == ncclSuccess) return;
-  throw Error(detail::concat("NCCL: ", call, " failed: ", ncclGetErrorString(r), " (", ncclGetLastError(nullptr),
+  throw Error(tilegrad::detail::concat("NCCL: ", call, " failed: ", ncclGetErrorString(r), " (", ncclGetLastError(nullptr),
                              ")"));
 }
 #define TG_NCCL_CHECK(call) nccl_check((call), #call)
@@ -57,13 +58,17 @@ class NcclCommunicator final : public Communicator {
   NcclCommunicator(ncclComm_t comm, int rank, int gpu, std::shared_ptr<detail::HostGroup> group)
       : m_comm(comm), m_rank(rank), m_gpu(gpu), m_group(std::move(group)) {
     bind_thread();
-    TG_CUDA_CHECK(cudaStreamCreate(&m_stream));  // blocking: ordered with the legacy default stream
+    TG_CUDA_CHECK(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking));
+    TG_CUDA_CHECK(cudaEventCreateWithFlags(&m_before, cudaEventDisableTiming));
+    TG_CUDA_CHECK(cudaEventCreateWithFlags(&m_after, cudaEventDisableTiming));
   }
   ~NcclCommunicator() override {
     int previous = 0;
     cudaGetDevice(&previous);
     cudaSetDevice(m_gpu);
     if (!m_aborted) ncclCommDestroy(m_comm);
+    cudaEventDestroy(m_before);
+    cudaEventDestroy(m_after);
     cudaStreamDestroy(m_stream);
     cudaSetDevice(previous);
   }
@@ -78,20 +83,26 @@ class NcclCommunicator final : public Communicator {
     check_live();
     count_bytes(count * type_size(type));
     if (count == 0) return;
+    enter();
     TG_NCCL_CHECK(ncclAllReduce(data, data, count, nccl_type(type), nccl_op(op), m_comm, m_stream));
+    leave();
   }
   void all_gather(const void* send, void* recv, std::size_t bytes) override {
     check_live();
     count_bytes(bytes);
     if (bytes == 0) return;
+    enter();
     TG_NCCL_CHECK(ncclAllGather(send, recv, bytes, ncclUint8, m_comm, m_stream));
+    leave();
   }
   void broadcast(void* data, std::size_t bytes, int root) override {
     check_live();
     TG_CHECK_ARG(root >= 0 && root < size(), "broadcast: root ", root, " is not a rank of ", size());
     count_bytes(m_rank == root ? bytes : 0);
     if (bytes == 0) return;
+    enter();
     TG_NCCL_CHECK(ncclBroadcast(data, data, bytes, ncclUint8, root, m_comm, m_stream));
+    leave();
   }
   void all_to_all_v(const void* send, const std::vector<std::size_t>& send_bytes,
                     const std::vector<std::size_t>& send_offsets, void* recv, const std::vector<std::size_t>& recv_bytes,
@@ -106,6 +117,7 @@ class NcclCommunicator final : public Communicator {
     std::size_t sent = 0;
     for (std::size_t r = 0; r < n; ++r) sent += r == me ? 0 : send_bytes[r];
     count_bytes(sent);
+    enter();
     if (send_bytes[me] > 0)
       TG_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(recv) + recv_offsets[me],
                                     static_cast<const char*>(send) + send_offsets[me], send_bytes[me],
@@ -121,6 +133,7 @@ class NcclCommunicator final : public Communicator {
                                m_stream));
     }
     TG_NCCL_CHECK(ncclGroupEnd());
+    leave();
   }
 
   void host_all_gather(const void* send, void* recv, std::size_t bytes) override {
@@ -143,6 +156,16 @@ class NcclCommunicator final : public Communicator {
 
  private:
   void count_bytes(std::size_t bytes) { count(bytes); }
+  // The collective's stream waits for the default stream's work so far; afterwards the default stream waits for
+  // the collective.
+  void enter() {
+    TG_CUDA_CHECK(cudaEventRecord(m_before, cudaStream_t(0)));
+    TG_CUDA_CHECK(cudaStreamWaitEvent(m_stream, m_before, 0));
+  }
+  void leave() {
+    TG_CUDA_CHECK(cudaEventRecord(m_after, m_stream));
+    TG_CUDA_CHECK(cudaStreamWaitEvent(cudaStream_t(0), m_after, 0));
+  }
   void check_live() const {
     if (m_group->aborted()) throw Aborted("another rank failed");
   }
@@ -150,6 +173,7 @@ class NcclCommunicator final : public Communicator {
   int m_rank, m_gpu;
   std::shared_ptr<detail::HostGroup> m_group;
   cudaStream_t m_stream = nullptr;
+  cudaEvent_t m_before = nullptr, m_after = nullptr;
   bool m_aborted = false;
 };
 

@@ -15,7 +15,9 @@ class RankEngine {
  public:
   virtual ~RankEngine() = default;
   virtual training::Trainer& trainer() = 0;
-  virtual void initialize() = 0;
+  // Starts from `initial` (on the host; prepared once for all ranks: initial_gaussians, in spatial order for a
+  // partitioned run).
+  virtual void initialize(const raster::Gaussians& initial) = 0;
   virtual void resume(const std::string& path) = 0;
   virtual void step() = 0;
   // Rank 0 writes the checkpoint of the whole model at `path`.

@@ -148,8 +148,15 @@ Vec3<float> on_sphere(float distance, float azimuth, float elevation) {
             distance * std::sin(elevation));
 }
 
-void write_split(const std::string& folder, const std::string& split, const std::vector<std::array<float, 16>>& poses,
-                 const raster::Gaussians& scene, const SceneViewOptions& o, raster::Rasterizer& rasterizer) {
+}  // namespace
+
+void write_dataset_split(const std::string& folder, const std::string& split,
+                         const std::vector<std::array<float, 16>>& poses, const raster::Gaussians& scene,
+                         const SceneViewOptions& o) {
+  TG_CHECK_ARG(o.width > 0 && o.height > 0, "scene views: image size must be positive");
+  TG_CHECK_ARG(scene.device() == o.device, "scene views: the scene is on ", to_string(scene.device()),
+               ", rendering on ", to_string(o.device));
+  raster::Rasterizer rasterizer(o.device);
   const float focal = 0.5f * float(o.width) / std::tan(0.5f * o.fov_x);
   nlohmann::json frames = nlohmann::json::array();
   std::filesystem::create_directories(folder + "/" + split);
@@ -177,8 +184,6 @@ void write_split(const std::string& folder, const std::string& split, const std:
   if (!f) throw IoError(folder + "/transforms_" + split + ".json: cannot write");
 }
 
-}  // namespace
-
 raster::Gaussians make_default_scene(std::uint64_t seed) {
   Builder b;
   b.seed = seed;
@@ -202,7 +207,6 @@ void write_synthetic_dataset(const std::string& folder, const raster::Gaussians&
   TG_CHECK_ARG(o.train_views >= 1 && o.test_views >= 0, "scene views: need at least one train view");
   TG_CHECK_ARG(o.camera_distance > 0 && o.fov_x > 0 && o.fov_x < kPi, "scene views: bad camera distance or fov");
   std::filesystem::create_directories(folder);
-  raster::Rasterizer rasterizer(o.device);
   const raster::Gaussians on_device = scene.to(o.device);
   // Train cameras: a Fibonacci spiral over elevations 10..80 degrees, turned by a seeded azimuth.
   std::vector<std::array<float, 16>> train, test;
@@ -217,8 +221,8 @@ void write_synthetic_dataset(const std::string& folder, const raster::Gaussians&
   for (int i = 0; i < o.test_views; ++i)
     test.push_back(
         look_at_origin(on_sphere(o.camera_distance, 2.0f * kPi * (i + 0.5f) / o.test_views, 30.0f * kPi / 180)));
-  write_split(folder, "train", train, on_device, o, rasterizer);
-  if (!test.empty()) write_split(folder, "test", test, on_device, o, rasterizer);
+  write_dataset_split(folder, "train", train, on_device, o);
+  if (!test.empty()) write_dataset_split(folder, "test", test, on_device, o);
 }
 
 }  // namespace tilegrad::training

@@ -10,6 +10,7 @@
 // Progress, metrics and checkpoints come from rank 0 and describe the whole run; per-rank times and traffic are
 // in report(). docs/TRAINING.md, "Training on several devices".
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -77,6 +78,7 @@ class DistributedTrainer {
   std::vector<std::uint64_t> rank_model_hashes();
 
  private:
+  void each_rank(const std::function<void(int)>& task);  // on every rank's thread, host ranks sharing the cores
   struct Rank;
   training::TrainConfig m_config;
   const training::TrainingDataset& m_data;

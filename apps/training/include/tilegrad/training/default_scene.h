@@ -2,8 +2,10 @@
 // rainbow torus, a coloured box and a spiral of beads) rendered by the rasterizer into a NeRF-synthetic dataset
 // folder (RGBA PNGs + transforms_{train,test}.json), so training needs no downloaded data.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tilegrad/core/device.h"
 #include "tilegrad/rasterizer/gaussians.h"
@@ -28,5 +30,12 @@ struct SceneViewOptions {
 // transforms_test.json (camera-to-world in OpenGL axes, as Blender writes them).
 void write_synthetic_dataset(const std::string& folder, const raster::Gaussians& scene,
                              const SceneViewOptions& options);
+
+// Renders `scene` (on options.device) from camera-to-world poses (OpenGL axes, row-major 4x4) into
+// <folder>/<split>/r_<i>.png and <folder>/transforms_<split>.json, as write_synthetic_dataset does for its own
+// cameras (options: image size, fov_x, device).
+void write_dataset_split(const std::string& folder, const std::string& split,
+                         const std::vector<std::array<float, 16>>& poses, const raster::Gaussians& scene,
+                         const SceneViewOptions& options);
 
 }  // namespace tilegrad::training
