@@ -32,7 +32,7 @@ struct TrainArgs {
   std::string out, device = "auto", accumulation = "owned", background = "auto", resume;
   bool resume_flag = false, overwrite = false, save_renders = true;
   std::string gpus, parallel = "data";  // several devices: --gpus N|all (NCCL) or --ranks N (simulated, CPU)
-  int ranks = 1;
+  int ranks = 0;                        // 0: not given (the plain trainer)
 };
 
 // The command that continues this run: the same arguments, with --resume instead of --overwrite.
@@ -89,17 +89,17 @@ void train_and_write(TrainArgs& a, const training::TrainingDataset& data, Traine
                      const std::string& checkpoint, const std::string& resume_from);
 
 // Runs on several devices: --gpus (one NCCL rank per GPU) or --ranks (simulated ranks on the CPU).
-bool distributed_run(const TrainArgs& a) { return !a.gpus.empty() || a.ranks > 1; }
+bool distributed_run(const TrainArgs& a) { return !a.gpus.empty() || a.ranks > 0; }
 
 void run_train(TrainArgs& a) {
   std::vector<int> gpus;
   if (!a.gpus.empty()) {
     TG_CHECK_ARG(a.device != "cpu", "--gpus trains on GPUs: use --ranks N for simulated ranks on the CPU");
-    TG_CHECK_ARG(a.ranks == 1, "--gpus and --ranks are exclusive");
+    TG_CHECK_ARG(a.ranks == 0, "--gpus and --ranks are exclusive");
     a.device = "cuda";
     gpus = distributed::gpus_from_option(a.gpus);
     a.config.distributed.ranks = int(gpus.size());
-  } else if (a.ranks > 1) {
+  } else if (a.ranks > 0) {
     TG_CHECK_ARG(a.device == "cpu" || a.device == "auto", "--ranks simulates ranks on the CPU: use --gpus on GPUs");
     a.device = "cpu";
     a.config.distributed.ranks = a.ranks;
@@ -355,8 +355,7 @@ void add_train_command(CLI::App& app) {
                   "Train on N GPUs (or 'all' visible ones), one NCCL rank each; iterations then count steps of "
                   "all ranks");
   cmd->add_option("--ranks", a->ranks, "Train with N simulated ranks on the CPU (tests, small runs)")
-      ->check(checks::range(1, 4096))
-      ->capture_default_str();
+      ->check(checks::range(1, 4096));
   cmd->add_option("--parallel", a->parallel,
                   "With several ranks: data (a replica per rank, one view each per iteration) or gaussians (the "
                   "Gaussians split over the ranks, each renders a region of every view)")

@@ -1,6 +1,6 @@
 // `tilegrad train` over several ranks in a child process: simulated ranks on the CPU write the run's files with
-// a "distributed" section (per-rank times and traffic) in metrics.json and in every log line; bad rank options
-// are refused before any data is loaded.
+// a "distributed" section (per-rank times and traffic) in metrics.json and in every log line; one simulated rank
+// writes the plain trainer's .ply bytes; bad rank options are refused.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -59,6 +59,23 @@ TEST(DistributedCli, SimulatedRanksReportPerRankTimesAndTraffic) {
     }
     EXPECT_EQ(count, 3);
   }
+}
+
+TEST(DistributedCli, OneSimulatedRankWritesThePlainTrainersBytes) {
+  test::TempDir dir;
+  const std::string data = test::scene_dataset(32);
+  ASSERT_EQ(tilegrad_cli("train --data '" + data + "' --out '" + dir.file("plain") + "' " + common_options(),
+                         dir.file("plain.txt")),
+            0)
+      << test::file_bytes(dir.file("plain.txt"));
+  ASSERT_EQ(tilegrad_cli("train --data '" + data + "' --out '" + dir.file("one") + "' --ranks 1 " + common_options(),
+                         dir.file("one.txt")),
+            0)
+      << test::file_bytes(dir.file("one.txt"));
+  const std::string a = test::file_bytes(dir.file("plain/point_cloud.ply")),
+                    b = test::file_bytes(dir.file("one/point_cloud.ply"));
+  ASSERT_GT(a.size(), 1000u);
+  EXPECT_TRUE(a == b) << "point_cloud.ply differs between the plain trainer and one simulated rank";
 }
 
 TEST(DistributedCli, RankOptionsAreChecked) {
