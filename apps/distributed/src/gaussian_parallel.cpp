@@ -181,43 +181,52 @@ class GaussianParallelRank final : public RankEngine {
   void step() override {
     const int it = m_trainer.iteration() + 1;
     m_clock.begin_iteration(m_config.device == Device::Cpu || it % m_config.timing_every == 0);
+    // Each stage's time goes to its own sum and to compute or communication.
+    auto stage = [&](double& sum, bool communication, auto&& work) {
+      double ms = 0;
+      m_clock.time(ms, work, communication);
+      sum += ms;
+      (communication ? m_timing.communication : m_timing.compute) += ms;
+    };
     Trainer::ViewStep& s = m_trainer.begin_view(std::uint64_t(it));
     const raster::Camera& camera = s.view->camera;
     ViewPlan plan;
     raster::Gaussians local;
-    m_clock.time(m_timing.communication, [&] {
+    stage(m_stages.out, true, [&] {
       plan = plan_view(camera, s.settings);
       local = exchange_gaussians(plan);
-    }, true);
+    });
 
     const std::size_t received = local.count();
     raster::Gradients local_grads;
     Buffer<float> values = Buffer<float>::zeros(training::kLossValueCount, m_config.device);
-    m_clock.time(m_timing.compute, [&] {
-      if (plan.rendered.empty()) {
-        local_grads = zero_gradients(received, m_config.sh_degree, m_config.device);
-        return;
-      }
+    if (plan.rendered.empty()) {
+      local_grads = zero_gradients(received, m_config.sh_degree, m_config.device);
+    } else {
       const raster::Camera crop = raster::crop_camera(camera, plan.rendered.x0, plan.rendered.y0,
                                                       plan.rendered.width(), plan.rendered.height());
-      const raster::ForwardOutput fwd = m_raster.forward(local.view(), crop, s.settings);
-      const training::ImagePair pair = crop_pair(*s.view, plan, fwd.image, s.settings.background);
+      raster::ForwardOutput fwd;
+      stage(m_stages.render, false, [&] { fwd = m_raster.forward(local.view(), crop, s.settings); });
       const std::size_t elements = std::size_t(crop.width) * crop.height * 3;
       m_dl_dimage.reserve_discard(elements, m_config.device);
       const View<float> dl(m_dl_dimage.data(), elements, m_config.device);
-      m_loss.backward(pair, dl, values.view());
-      raster::BackwardSettings b;
-      b.accumulation = m_config.accumulation;
-      b.check_finite = false;  // the loss is checked at every progress report
-      local_grads = m_raster.backward(fwd, local.view(), dl, {}, {}, b);
-    });
+      stage(m_stages.loss, false, [&] {
+        m_loss.backward(crop_pair(*s.view, plan, fwd.image, s.settings.background), dl, values.view());
+      });
+      stage(m_stages.backward, false, [&] {
+        raster::BackwardSettings b;
+        b.accumulation = m_config.accumulation;
+        b.check_finite = false;  // the loss is checked at every progress report
+        local_grads = m_raster.backward(fwd, local.view(), dl, {}, {}, b);
+      });
+    }
 
-    m_clock.time(m_timing.communication, [&] {
+    stage(m_stages.back, true, [&] {
       s.gradients = return_gradients(plan, local_grads, received);
       exact_all_reduce(m_comm, {{values.view()}}, m_workspace);
       memory::copy(s.loss_values.data(), m_config.device, values.data(), m_config.device,
                    training::kLossValueCount * sizeof(float));
-    }, true);
+    });
 
     m_clock.time(m_timing.apply, [&] {
       Trainer::ApplyOptions options;
@@ -304,12 +313,15 @@ class GaussianParallelRank final : public RankEngine {
 
   RankReport report() override { return make_report(m_comm, m_timing, m_trainer.model().count()); }
   std::size_t total_gaussians() override { return m_begin.empty() ? 0 : m_begin.back(); }
+  // The trainer's optimizer and densify times; render includes sending the Gaussians out (plan and exchange),
+  // backward includes returning the gradients.
   training::StageTimes stage_times() override {
-    training::StageTimes t = m_trainer.stage_times();  // optimizer and densify (its render stages did not run)
+    training::StageTimes t = m_trainer.stage_times();
     if (m_timing.samples > 0) {
-      t.render = m_timing.communication / m_timing.samples;  // plan and exchanges
-      t.backward = m_timing.compute / m_timing.samples;       // render, loss and backward of the region
-      t.loss = 0;
+      const double n = m_timing.samples;
+      t.render = (m_stages.out + m_stages.render) / n;
+      t.loss = m_stages.loss / n;
+      t.backward = (m_stages.backward + m_stages.back) / n;
     }
     return t;
   }
@@ -317,6 +329,7 @@ class GaussianParallelRank final : public RankEngine {
  private:
   void reset_timing() {
     m_timing = {};
+    m_stages = {};
     m_timing.bytes_at_start = m_comm.traffic().bytes;
   }
 
@@ -520,6 +533,9 @@ class GaussianParallelRank final : public RankEngine {
   Workspace m_workspace;
   StageClock m_clock;
   RankTiming m_timing;
+  struct {
+    double out = 0, render = 0, loss = 0, backward = 0, back = 0;  // ms summed over the timed iterations
+  } m_stages;
   std::vector<std::size_t> m_begin;  // global ranges of the ranks
   Buffer<int> m_rects, m_diff, m_regions;
   Buffer<std::uint32_t> m_flags, m_positions, m_source;
