@@ -64,6 +64,7 @@ void check(const Array& a, const char* name, Device device, std::initializer_lis
     ++i;
   }
   TG_CHECK_ARG(ok, name, " must have shape ", shape_text(shape), ", got ", shape_text(a));
+  if (a.size() == 0 || a.stride_ptr() == nullptr) return;  // empty, or compact row-major (DLPack: no strides)
   std::int64_t expected = 1;
   for (std::size_t k = a.ndim(); k-- > 0;) {
     TG_CHECK_ARG(a.shape(k) <= 1 || a.stride(k) == expected, name,
@@ -89,11 +90,6 @@ Device device_of(const Array& a, const char* name) {
 View<const float> float_view(const Array& a, const char* name, Device device, std::initializer_list<long> shape) {
   check(a, name, device, shape);
   return View<const float>(static_cast<const float*>(a.data()), a.size(), device);
-}
-
-View<float> mutable_float_view(const Array& a, const char* name, Device device, std::initializer_list<long> shape) {
-  check(a, name, device, shape);
-  return View<float>(static_cast<float*>(a.data()), a.size(), device);
 }
 
 template <class T>

@@ -15,7 +15,7 @@
 namespace tilegrad::python {
 
 namespace nb = nanobind;
-using Array = nb::ndarray<>;
+using Array = nb::ndarray<nb::ro>;  // inputs are only read (JAX exports read-only arrays)
 // Outputs: nanobind.nb_ndarray objects, which every framework takes through from_dlpack.
 using OutArray = nb::ndarray<nb::array_api>;
 
@@ -26,8 +26,6 @@ Device device_of(const Array& a, const char* name);
 // A float32, C-contiguous array of the given shape (-1: any extent) on `device`; InvalidArgument naming the array
 // and what is wrong otherwise.
 View<const float> float_view(const Array& a, const char* name, Device device, std::initializer_list<long> shape);
-// The same for a mutable array.
-View<float> mutable_float_view(const Array& a, const char* name, Device device, std::initializer_list<long> shape);
 
 // A buffer (moved into the array's owner) as an array of this shape.
 template <class T>

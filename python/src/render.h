@@ -22,7 +22,8 @@ struct RenderRequest {
   bool per_camera_colors = false;  // colors / sh carry a leading camera dimension
   int stored_degree = 0;           // SH: K = (stored_degree + 1)^2
   int sh_degree = -1;              // SH degree rendered (<= stored_degree)
-  std::vector<raster::Camera> cameras;
+  int width = 0, height = 0;
+  std::vector<raster::Camera> cameras;            // of that size
   std::vector<std::array<float, 3>> backgrounds;  // one per camera
   PixelLayout layout;
   float blur = 0.3f;
@@ -45,8 +46,8 @@ class Render {
   explicit Render(RenderRequest request);
 
   int cameras() const { return static_cast<int>(m_request.cameras.size()); }
-  int width() const { return m_request.cameras.empty() ? 0 : m_request.cameras[0].width; }
-  int height() const { return m_request.cameras.empty() ? 0 : m_request.cameras[0].height; }
+  int width() const { return m_request.width; }
+  int height() const { return m_request.height; }
   const RenderRequest& request() const { return m_request; }
 
   // Outputs, moved out once by the binding.

@@ -167,6 +167,8 @@ void bind_render(nb::module_& m) {
         q.quats = float_view(quats, "quats", q.device, {n, 4});
         q.scales = float_view(scales, "scales", q.device, {n, 3});
         q.opacities = float_view(opacities, "opacities", q.device, {n});
+        q.width = width;
+        q.height = height;
         q.cameras = make_cameras(viewmats, ks, width, height, near_plane, far_plane);
         const long cams = static_cast<long>(q.cameras.size());
         TG_CHECK_ARG(colors.has_value() != sh.has_value(), "give exactly one of colors and sh");
