@@ -4,6 +4,7 @@
 // `progress` with a dict every log_every iterations; a progress callback returning False, or Ctrl-C, stops the run
 // after a checkpoint.
 #include <nanobind/stl/function.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
 #include <filesystem>

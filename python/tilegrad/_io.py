@@ -67,7 +67,7 @@ class DatasetSplit:
 
 @dataclass
 class Dataset:
-    kind: str  # "NeRF-synthetic", "transforms.json" or "COLMAP"
+    kind: str  # as io::to_string(DatasetKind) names it ("nerf-synthetic", ...)
     root: str
     train: DatasetSplit
     test: DatasetSplit
