@@ -15,14 +15,16 @@ __all__ = ["rasterization"]
 
 def rasterization(means, quats, scales, opacities, colors, viewmats, Ks, width, height, backgrounds=None, **kwargs):
     """Same arguments as tilegrad.rasterization (gsplat's conventions); returns (colors, alphas, meta)."""
-    for name, x in (("means", means), ("quats", quats), ("scales", scales), ("opacities", opacities),
-                    ("colors", colors), ("viewmats", viewmats), ("Ks", Ks), ("backgrounds", backgrounds)):
-        if isinstance(x, jax.core.Tracer):
-            raise TypeError(f"tilegrad.jax.rasterization runs eagerly: {name} is a traced value (inside jax.jit or "
-                            "another staging transformation); call it outside jit (jax.grad and jax.vjp work)")
     state = {}
 
     def forward(means, quats, scales, opacities, colors, backgrounds):
+        # Under jax.grad / jax.vjp the custom rule sees concrete arrays; under jit (staging) it sees tracers.
+        for name, x in (("means", means), ("quats", quats), ("scales", scales), ("opacities", opacities),
+                        ("colors", colors), ("viewmats", viewmats), ("Ks", Ks), ("backgrounds", backgrounds)):
+            if isinstance(x, jax.core.Tracer):
+                raise TypeError(f"tilegrad.jax.rasterization runs eagerly: {name} is a traced value (inside "
+                                "jax.jit or another staging transformation); call it outside jit (jax.grad and "
+                                "jax.vjp work)")
         out_colors, alphas, meta = _rasterization(means, quats, scales, opacities, colors, viewmats, Ks, width,
                                                   height, backgrounds=backgrounds, **kwargs)
         state["meta"] = meta
