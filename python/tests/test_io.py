@@ -88,14 +88,15 @@ def test_train_from_python(tmp_path):
 
 @pytest.mark.skipif(cli_binary() is None, reason="no `tilegrad` command built in build/*/ (set TILEGRAD_CLI)")
 def test_image_equals_cli_render(tmp_path, target):
-    """A known .ply rendered from a dataset's cameras equals `tilegrad render --pfm` (the C++ reference)."""
+    """A known .ply rendered from a dataset's cameras equals `tilegrad render --pfm` (the C++ library called by the
+    command) on the same device."""
     framework, device = target
     synthetic_dataset(tmp_path / "data", width=48, height=36)
     write_scene(tmp_path / "scene.ply", n=60, seed=4)
     background = "0.1,0.6,0.3"
     subprocess.run([cli_binary(), "render", "--ply", str(tmp_path / "scene.ply"), "--dataset",
                     str(tmp_path / "data"), "--split", "test", "--out", str(tmp_path / "cli"), "--pfm",
-                    "--background", background, "--device", "cpu"], check=True, capture_output=True)
+                    "--background", background, "--device", device], check=True, capture_output=True)
     ply = tilegrad.read_ply(tmp_path / "scene.ply")
     data = tilegrad.load_dataset(tmp_path / "data", images=False)
     conv = lambda x: to_framework(np.asarray(x, np.float32), framework, device)  # noqa: E731
