@@ -47,15 +47,15 @@ def main():
     leaves = {"means": raw["means"], "quats": raw["quats"], "scales": raw["log_scales"].exp(),
               "opacities": torch.sigmoid(raw["opacity_logits"]), "colors": raw["sh"]}
     leaves = {k: v.clone().requires_grad_() for k, v in leaves.items()}
-    background = torch.ones((1, 3), device=device)
+    background = torch.ones((1, 3))  # on the host, like the cameras
     gen = torch.Generator().manual_seed(0)
     v_colors = (torch.rand((1, height, width, 3), generator=gen) - 0.5).to(device)
 
     cpp, python = [], []
     cameras = np.linspace(0, len(split) - 1, min(a.views, len(split))).round().astype(int)
     for i in cameras:
-        viewmat = torch.from_numpy(split.viewmats[i:i + 1]).to(device)
-        k = torch.from_numpy(split.Ks[i:i + 1]).to(device)
+        viewmat = torch.from_numpy(split.viewmats[i:i + 1])  # cameras on the host, as the example keeps them
+        k = torch.from_numpy(split.Ks[i:i + 1])
         cpp += _core.time_library_iterations(raw["means"], raw["quats"], raw["log_scales"], raw["opacity_logits"],
                                              raw["sh"], split.viewmats[i], split.Ks[i], width, height,
                                              ply["sh_degree"], v_colors[0], [1.0, 1.0, 1.0], "owned", a.warmup,

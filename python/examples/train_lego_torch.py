@@ -138,8 +138,8 @@ def evaluate(params, split, device, background, max_views=0):
     psnrs, ssims = [], []
     for i in np.linspace(0, len(split) - 1, count).round().astype(int):
         target = torch.from_numpy(split.target(i, (1.0, 1.0, 1.0))).to(device)
-        image, _, _ = render(params, torch.from_numpy(split.viewmats[i:i + 1]).to(device),
-                             torch.from_numpy(split.Ks[i:i + 1]).to(device), split.width, split.height, 3, background)
+        image, _, _ = render(params, torch.from_numpy(split.viewmats[i:i + 1]), torch.from_numpy(split.Ks[i:i + 1]),
+                             split.width, split.height, 3, background)
         image = image[0].clamp(0, 1)
         psnrs.append(float(-10 * torch.log10(F.mse_loss(image, target))))
         ssims.append(float(ssim(image, target)))
@@ -166,8 +166,9 @@ def main():
     train = data.train
     width, height = train.width, train.height
     targets = torch.from_numpy(train.targets(background=(1.0, 1.0, 1.0))).to(device)
-    viewmats, ks = torch.from_numpy(train.viewmats).to(device), torch.from_numpy(train.Ks).to(device)
-    background = torch.ones((1, 3), device=device)
+    # Cameras stay on the host: the rasterizer reads them there (no device-to-host copy per step).
+    viewmats, ks = torch.from_numpy(train.viewmats), torch.from_numpy(train.Ks)
+    background = torch.ones((1, 3))  # on the host, like the cameras
     params = initial_gaussians(a.init_points, 1.3, device, a.seed)
     optimizer = make_optimizer(params, data.extent)
     lr_means = (1.6e-4 * data.extent, 1.6e-6 * data.extent)

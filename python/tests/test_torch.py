@@ -46,6 +46,8 @@ def autograd_vs_backward(device, mode="RGB", sh_degree=None, absgrad=False, with
     ref = tilegrad.rasterization_backward(ref_meta, wc, wa if with_alpha else None, backgrounds=bg.requires_grad)
     for name, tensor in t.items():
         assert torch.equal(tensor.grad, ref[name]), name
+    assert torch.equal(meta["means2d"].detach(), ref_meta["means2d"])
+    assert torch.equal(meta["radii"], ref_meta["radii"])
     assert torch.equal(meta["means2d"].grad, ref["means2d"])
     if bg.requires_grad:
         torch.testing.assert_close(bg.grad, ref["backgrounds"])

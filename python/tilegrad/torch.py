@@ -35,7 +35,8 @@ class _Rasterize(torch.autograd.Function):
         call.means2d = means2d
         call.device = means.device
         ctx.call = call
-        ctx.dtypes = [None if t is None else t.dtype for t in (means, quats, scales, opacities, colors, backgrounds)]
+        ctx.like = [None if t is None else (t.dtype, t.device)
+                    for t in (means, quats, scales, opacities, colors, backgrounds)]
         ctx.set_materialize_grads(False)
         return colors_out, alphas
 
@@ -56,7 +57,7 @@ class _Rasterize(torch.autograd.Function):
         out = [None]
         for i, name in enumerate(names):
             g = grads.get(name) if needs[i + 1] else None
-            out.append(None if g is None else g.to(ctx.dtypes[i]))
+            out.append(None if g is None else g.to(dtype=ctx.like[i][0], device=ctx.like[i][1]))
         out.append(grads["means2d"] if needs[7] else None)
         return tuple(out)
 
