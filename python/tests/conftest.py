@@ -3,6 +3,9 @@ and devices present on this machine, and conversions between them."""
 
 import importlib.util
 import os
+
+# JAX on a GPU would otherwise take most of its memory at the first array, starving PyTorch and the library.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 import struct
 import zlib
 from pathlib import Path
@@ -28,7 +31,10 @@ def targets():
         if torch.cuda.is_available() and tilegrad.cuda_available():
             out.append(("torch", "cuda"))
     if have("jax"):
+        import jax
         out.append(("jax", "cpu"))
+        if tilegrad.cuda_available() and any(d.platform == "gpu" for d in jax.devices()):
+            out.append(("jax", "cuda"))
     if have("cupy") and tilegrad.cuda_available():
         out.append(("cupy", "cuda"))
     return out
