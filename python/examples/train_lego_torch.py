@@ -103,8 +103,9 @@ def densify(optimizer, params, grad_accum, counts, extent, prune_large, threshol
     offsets = (quat_to_rotation(params["quats"][split]).repeat(2, 1, 1) @ (torch.randn_like(scales) * scales)[..., None])
     extra = {k: torch.cat([params[k][clone], params[k][split].repeat(2, *[1] * (params[k].dim() - 1))])
              for k in params}
-    extra["means"][-2 * n_split:] += offsets[..., 0]
-    extra["log_scales"][-2 * n_split:] -= math.log(1.6)
+    children = slice(len(extra["means"]) - 2 * n_split, None)
+    extra["means"][children] += offsets[..., 0]
+    extra["log_scales"][children] -= math.log(1.6)
     opacity = torch.sigmoid(torch.cat([params["logits"], extra["logits"]]))
     prune = opacity < 0.005
     if prune_large:

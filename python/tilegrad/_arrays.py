@@ -26,9 +26,9 @@ def framework_of(x):
         f"expected a NumPy, PyTorch, JAX or CuPy array, got {type(x).__module__}.{type(x).__name__}")
 
 
-def _check_float(x, name, kind):
-    """TypeError unless the dtype is a real floating type (kind: numpy dtype kind or torch flag)."""
-    if not kind:
+def _check_float(x, name, is_float):
+    """TypeError naming the array unless its dtype is a real floating type."""
+    if not is_float:
         raise TypeError(f"{name} must be a floating-point array (float32 is used without a copy), "
                         f"got dtype {x.dtype}")
 

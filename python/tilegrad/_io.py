@@ -61,7 +61,7 @@ class DatasetSplit:
 
     def targets(self, background=(0.0, 0.0, 0.0)):
         """All views as float32 [C, H, W, 3] (views of one size)."""
-        self.width, self.height  # noqa: B018 (raises for mixed sizes)
+        _ = (self.width, self.height)  # raises for views of mixed sizes
         return np.stack([self.target(i, background) for i in range(len(self))])
 
 
