@@ -72,7 +72,7 @@ Render::Render(RenderRequest request) : m_request(std::move(request)) {
   colors = Buffer<float>(cams * pixels * x, d);
   alphas = Buffer<float>(cams * pixels, d);
   if (r.meta) {
-    means2d = Buffer<float>(cams * n * 2, d);
+    if (!r.means2d_out) means2d = Buffer<float>(cams * n * 2, d);
     depths = Buffer<float>(cams * n, d);
     conics = Buffer<float>(cams * n * 3, d);
     opacities = Buffer<float>(cams * n, d);
@@ -107,7 +107,7 @@ Render::Render(RenderRequest request) : m_request(std::move(request)) {
                     m_log_scales.data(),
                     r.quats.data(),
                     m_logits.data(),
-                    means2d.data() + c * n * 2,
+                    (r.means2d_out ? r.means2d_out : means2d.data()) + c * n * 2,
                     depths.data() + c * n,
                     conics.data() + c * n * 3,
                     opacities.data() + c * n,
@@ -141,21 +141,29 @@ RenderGradients Render::backward(View<const float> v_colors, View<const float> v
   settings.absolute_mean2d = absgrad;
   settings.check_finite = check_finite;
   const bool expected_depth = r.layout.depth == DepthOutput::Expected;
-  Buffer<float> dl_dimage(pixels * 3, d);
+  // RGB: the output gradients are the rasterizer's dL/dimage and dL/dalpha as they are (no per-pixel pass).
+  const bool direct = r.layout.rgb && r.layout.depth == DepthOutput::None;
+  Buffer<float> dl_dimage(direct ? 0 : pixels * 3, d);
   Buffer<float> dl_ddepth(r.layout.depth != DepthOutput::None ? pixels : 0, d);
-  Buffer<float> dl_dalpha(!v_alphas.empty() || expected_depth ? pixels : 0, d);
+  Buffer<float> dl_dalpha(!direct && (!v_alphas.empty() || expected_depth) ? pixels : 0, d);
 
   std::lock_guard<std::mutex> lock(g_mutex);
   raster::Rasterizer& rast = rasterizer(d);
   for (std::size_t c = 0; c < cams; ++c) {
     const raster::ForwardOutput& out = m_outputs[c];
-    for_each(d, pixels,
-             SplitPixelGradients{r.layout, v_colors.data() + c * pixels * x,
-                                 v_alphas.empty() ? nullptr : v_alphas.data() + c * pixels, out.alpha.data(),
-                                 out.depth.empty() ? nullptr : out.depth.data(), dl_dimage.data(),
-                                 dl_ddepth.empty() ? nullptr : dl_ddepth.data(),
-                                 dl_dalpha.empty() ? nullptr : dl_dalpha.data()});
-    raster::Gradients g = rast.backward(out, view_for(static_cast<int>(c)), dl_dimage.view(), dl_dalpha.view(),
+    View<const float> image_grad = dl_dimage.view(), alpha_grad = dl_dalpha.view();
+    if (direct) {
+      image_grad = v_colors.subview(c * pixels * 3, pixels * 3);
+      if (!v_alphas.empty()) alpha_grad = v_alphas.subview(c * pixels, pixels);
+    } else {
+      for_each(d, pixels,
+               SplitPixelGradients{r.layout, v_colors.data() + c * pixels * x,
+                                   v_alphas.empty() ? nullptr : v_alphas.data() + c * pixels, out.alpha.data(),
+                                   out.depth.empty() ? nullptr : out.depth.data(), dl_dimage.data(),
+                                   dl_ddepth.empty() ? nullptr : dl_ddepth.data(),
+                                   dl_dalpha.empty() ? nullptr : dl_dalpha.data()});
+    }
+    raster::Gradients g = rast.backward(out, view_for(static_cast<int>(c)), image_grad, alpha_grad,
                                         dl_ddepth.view(), settings);
     accumulate(grads.means, std::move(g.means), d);
     accumulate(grads.scales, std::move(g.log_scales), d);

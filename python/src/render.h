@@ -30,6 +30,7 @@ struct RenderRequest {
   bool antialiased = false;
   raster::Thresholds thresholds;
   bool meta = true;  // compute the projection summary (means2d, depths, conics, opacities, radii)
+  float* means2d_out = nullptr;  // [C, N, 2] on the device: the summary's means2d goes there (a caller's array)
 };
 
 struct RenderGradients {
@@ -53,7 +54,7 @@ class Render {
   // Outputs, moved out once by the binding.
   Buffer<float> colors;   // [C, H, W, X]
   Buffer<float> alphas;   // [C, H, W]
-  // Projection summary per camera (when request.meta).
+  // Projection summary per camera (when request.meta); means2d stays empty with request.means2d_out.
   Buffer<float> means2d, depths, conics, opacities;  // [C, N, 2], [C, N], [C, N, 3], [C, N]
   Buffer<std::int32_t> radii;                        // [C, N, 2]
   std::size_t instances = 0;                         // (Gaussian, tile) pairs over all cameras

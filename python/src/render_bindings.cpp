@@ -116,7 +116,7 @@ void bind_render(nb::module_& m) {
                               w = static_cast<std::size_t>(r.width()), n = r.request().count;
             nb::dict meta;
             if (r.request().meta) {
-              meta["means2d"] = to_array(std::move(r.means2d), {c, n, 2});
+              if (!r.request().means2d_out) meta["means2d"] = to_array(std::move(r.means2d), {c, n, 2});
               meta["depths"] = to_array(std::move(r.depths), {c, n});
               meta["conics"] = to_array(std::move(r.conics), {c, n, 3});
               meta["opacities"] = to_array(std::move(r.opacities), {c, n});
@@ -155,7 +155,7 @@ void bind_render(nb::module_& m) {
          std::optional<Array> colors, std::optional<Array> sh, const Array& viewmats, const Array& ks, int width,
          int height, std::optional<int> sh_degree, float near_plane, float far_plane, std::optional<Array> backgrounds,
          float eps2d, bool antialiased, const std::string& render_mode,
-         std::tuple<float, float, float, float> thresholds, bool meta) {
+         std::tuple<float, float, float, float> thresholds, bool meta, std::optional<nb::ndarray<>> means2d_out) {
         auto p = std::make_unique<PyRender>();
         RenderRequest q;
         q.device = device_of(means, "means");
@@ -206,6 +206,14 @@ void bind_render(nb::module_& m) {
         q.thresholds = {std::get<0>(thresholds), std::get<1>(thresholds), std::get<2>(thresholds),
                         std::get<3>(thresholds)};
         q.meta = meta;
+        if (means2d_out) {
+          TG_CHECK_ARG(meta, "means2d_out needs meta=True");
+          // Written by the projection summary: a mutable array of the caller (imported writable).
+          const Array target(*means2d_out);
+          q.means2d_out = const_cast<float*>(
+              float_view(target, "means2d_out", q.device, {cams, n, 2}).data());
+          p->keep_alive.push_back(target);
+        }
         p->keep_alive.insert(p->keep_alive.end(), {means, quats, scales, opacities});
         {
           nb::gil_scoped_release release;
@@ -217,6 +225,7 @@ void bind_render(nb::module_& m) {
       nb::arg("sh").none(), nb::arg("viewmats"), nb::arg("Ks"), nb::arg("width"), nb::arg("height"),
       nb::arg("sh_degree").none(), nb::arg("near_plane"), nb::arg("far_plane"), nb::arg("backgrounds").none(),
       nb::arg("eps2d"), nb::arg("antialiased"), nb::arg("render_mode"), nb::arg("thresholds"), nb::arg("meta"),
+      nb::arg("means2d_out").none() = nb::none(),
       "Forward of tilegrad.rasterization on prepared arrays (see tilegrad/_rasterization.py)");
 
   m.def("synchronize", [](const std::string& device) { synchronize(parse_device(device)); },

@@ -43,6 +43,8 @@ def prepare(x, name, framework):
         return np.ascontiguousarray(x, dtype=np.float32)
     if framework == "torch":
         import torch
+        if x.dtype is torch.float32 and x.is_contiguous():  # the common case: no conversion, one call
+            return x.detach()
         _check_float(x, name, x.dtype.is_floating_point)
         return x.detach().to(torch.float32).contiguous()
     if framework == "jax":
@@ -105,7 +107,7 @@ class StreamGuard:
         if framework == "torch":
             import torch
             stream = torch.cuda.current_stream()
-            self.sync = stream != torch.cuda.default_stream()
+            self.sync = stream.cuda_stream != 0  # not the default (legacy) stream
             if self.sync:
                 stream.synchronize()
         elif framework == "cupy":

@@ -23,7 +23,8 @@ def rasterization(means, quats, scales, opacities, colors, viewmats, Ks, width, 
                   far_plane=1e10, radius_clip=0.0, eps2d=0.3, sh_degree=None, packed=True, tile_size=16,
                   backgrounds=None, render_mode="RGB", sparse_grad=False, absgrad=False, rasterize_mode=None,
                   channel_chunk=32, distributed=False, camera_model="pinhole", segmented=False, covars=None, *,
-                  antialiased=False, accumulation="owned", thresholds=None, check_finite=True, meta=True):
+                  antialiased=False, accumulation="owned", thresholds=None, check_finite=True, meta=True,
+                  _means2d_out=None):
     """Renders N Gaussians from C cameras, with gsplat's arguments and conventions.
 
     means [N, 3], quats [N, 4] (w, x, y, z; need not be normalised), scales [N, 3] (activated), opacities [N]
@@ -37,6 +38,7 @@ def rasterization(means, quats, scales, opacities, colors, viewmats, Ks, width, 
     backward ("owned" and "sort-reduce" are deterministic), thresholds (min_alpha, max_alpha, min_transmittance,
     extent_sigmas), check_finite (the backward refuses NaN/inf gradients), meta (False skips the projection
     summary). Gradients: tilegrad.rasterization_backward(meta, ...), or tilegrad.torch / tilegrad.jax.
+    (_means2d_out: a [C, N, 2] array of the same framework that receives meta's means2d; tilegrad.torch's leaf.)
     """
     if render_mode not in RENDER_MODES:
         raise ValueError(f"render_mode must be one of {', '.join(RENDER_MODES)}, got {render_mode!r}")
@@ -74,7 +76,8 @@ def rasterization(means, quats, scales, opacities, colors, viewmats, Ks, width, 
             arrays["means"], arrays["quats"], arrays["scales"], arrays["opacities"],
             None if is_sh else arrays["colors"], arrays["colors"] if is_sh else None, cameras[0], cameras[1],
             width, height, sh_degree, float(near_plane), float(far_plane), host_backgrounds, float(eps2d),
-            antialiased, render_mode, tuple(float(t) for t in (thresholds or DEFAULT_THRESHOLDS)), bool(meta))
+            antialiased, render_mode, tuple(float(t) for t in (thresholds or DEFAULT_THRESHOLDS)), bool(meta),
+            _means2d_out)
         out_colors, out_alphas, summary = render.outputs()
     result = {name: wrap(value, framework) for name, value in summary.items()}
     result.update({

@@ -27,10 +27,11 @@ class _Call:
 class _Rasterize(torch.autograd.Function):
     @staticmethod
     def forward(ctx, call, means, quats, scales, opacities, colors, backgrounds, means2d):
+        # The projected means are written straight into the means2d leaf (its values; its gradient comes from
+        # backward).
         colors_out, alphas, meta = _rasterization(means, quats, scales, opacities, colors, *call.args,
-                                                  backgrounds=backgrounds, **call.kwargs)
-        if means2d is not None and "means2d" in meta:
-            means2d.copy_(meta["means2d"])  # values for the caller; the gradient comes from backward
+                                                  backgrounds=backgrounds, _means2d_out=means2d.detach(),
+                                                  **call.kwargs)
         call.meta = meta
         call.means2d = means2d
         call.device = means.device
@@ -57,7 +58,9 @@ class _Rasterize(torch.autograd.Function):
         out = [None]
         for i, name in enumerate(names):
             g = grads.get(name) if needs[i + 1] else None
-            out.append(None if g is None else g.to(dtype=ctx.like[i][0], device=ctx.like[i][1]))
+            if g is not None and (g.dtype, g.device) != ctx.like[i]:
+                g = g.to(dtype=ctx.like[i][0], device=ctx.like[i][1])
+            out.append(g)
         out.append(grads["means2d"] if needs[7] else None)
         return tuple(out)
 
@@ -83,7 +86,7 @@ def rasterization(means, quats, scales, opacities, colors, viewmats, Ks, width, 
                         "(tilegrad.rasterization takes any framework)")
     n = means.shape[0] if means.dim() >= 1 else 0
     c = viewmats.shape[0] if viewmats.dim() >= 1 else 0
-    means2d = torch.zeros((c, n, 2), dtype=torch.float32, device=means.device, requires_grad=True)
+    means2d = torch.empty((c, n, 2), dtype=torch.float32, device=means.device, requires_grad=True)
     call = _Call(
         (viewmats, Ks, width, height, near_plane, far_plane, radius_clip, eps2d, sh_degree, packed, tile_size),
         dict(render_mode=render_mode, sparse_grad=sparse_grad, absgrad=absgrad, rasterize_mode=rasterize_mode,
