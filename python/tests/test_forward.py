@@ -160,3 +160,21 @@ def test_float64_inputs_are_converted():
     b = run(("numpy", "cpu"), {k: v.astype(np.float64) for k, v in s.items()}, viewmats.astype(np.float64),
             ks.astype(np.float64))[0]
     np.testing.assert_array_equal(a, b)
+
+
+def test_float32_contiguous_inputs_are_not_copied(target):
+    """Zero-copy intake: a float32 C-contiguous array reaches the extension as the caller's own memory."""
+    from tilegrad._arrays import prepare
+    framework, device = target
+    x = to_framework(np.arange(12, dtype=np.float32).reshape(4, 3), framework, device)
+    y = prepare(x, "x", framework)
+    if framework == "numpy":
+        assert y is x
+    elif framework == "torch":
+        assert y.data_ptr() == x.data_ptr()
+    elif framework == "jax":
+        assert y.unsafe_buffer_pointer() == x.unsafe_buffer_pointer()
+    else:
+        assert y.data.ptr == x.data.ptr
+    strided = to_framework(np.arange(24, dtype=np.float64).reshape(4, 6), framework, device)[:, ::2]
+    assert to_numpy(prepare(strided, "x", framework)).tolist() == to_numpy(strided).tolist()
