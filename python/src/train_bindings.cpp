@@ -201,6 +201,7 @@ nb::dict train(const std::string& data_path, const std::string& out, std::option
     if (!error) {
       evaluation = trainer.evaluate(on_test ? data.test : data.train,
                                     o.renders ? training::png_sink(out + "/renders/" + split) : training::RenderSink{});
+      evaluation.split = split;
       summary.iterations = trainer.iteration();
       summary.training_seconds = trainer.training_seconds();
       summary.gaussians = trainer.model().count();
