@@ -27,7 +27,7 @@ struct RenderArgs {
   int orbit = 0, width = 0, height = 0, sh_degree = -1;
   float elevation = 25.0f, fov = 40.0f, distance = 0.0f;
   std::vector<float> up = {0.0f, 0.0f, 1.0f};
-  bool depth = false, alpha = false, antialiased = false;
+  bool depth = false, alpha = false, antialiased = false, pfm = false;
 };
 
 struct Frame {
@@ -176,6 +176,11 @@ void run_render(const RenderArgs& a) {
     const std::string base = a.out + "/" + f.name;
     training::write_image_png(base + ".png", out.image, f.camera.width, f.camera.height, 3);
     if (a.alpha) training::write_image_png(base + "_alpha.png", out.alpha, f.camera.width, f.camera.height, 1);
+    if (a.pfm) {  // the exact float image (tests compare other renderers with it)
+      io::Image exact(f.camera.width, f.camera.height, 3);
+      exact.pixels = out.image.to_vector();
+      io::write_pfm(base + ".pfm", exact);
+    }
     if (a.depth) training::write_depth_png(base + "_depth.png", out.depth, out.alpha, f.camera.width, f.camera.height);
     std::printf("%srender %zu/%zu %s.png (%dx%d) %.1f ms%s", tty ? "\r" : "", i + 1, frames.size(), f.name.c_str(),
                 f.camera.width, f.camera.height, ms, tty ? "   " : "\n");
@@ -216,6 +221,7 @@ void add_render_command(CLI::App& app) {
   cmd->add_flag("--antialiased", a->antialiased, "Antialiased rasterization");
   cmd->add_flag("--depth", a->depth, "Also write <name>_depth.png (near bright, far dark)");
   cmd->add_flag("--alpha", a->alpha, "Also write <name>_alpha.png");
+  cmd->add_flag("--pfm", a->pfm, "Also write the float image as <name>.pfm");
   cmd->add_option("--device", a->device, "auto, cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();

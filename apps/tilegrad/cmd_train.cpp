@@ -208,7 +208,8 @@ void train_and_write(TrainArgs& a, const training::TrainingDataset& data, Traine
       "(sum %.3f ms)\n",
       t.render, t.loss, t.backward, t.optimizer, t.densify, t.total());
   const training::CheckpointStats& ck = trainer.checkpoint_stats();
-  std::printf("checkpoints: %d written in %.2f s (%.2f%% of the training time; not included in it)\n", ck.count,
+  std::printf("checkpoints: %d, training waited %.2f s for them (%.2f%% of the training time; not included in it)\n",
+              ck.count,
               ck.seconds, trainer.training_seconds() > 0 ? 100.0 * ck.seconds / trainer.training_seconds() : 0.0);
   io::write_gaussians_ply(a.out + "/point_cloud.ply", trainer.model().params);
 

@@ -248,6 +248,41 @@ TEST(Train, CheckpointsArePeriodicByDefaultByIterationsAndByWallTime) {
   EXPECT_EQ(c.checkpoint_stats().count, 0);
 }
 
+// Periodic checkpoints are written from a host copy on a background thread: the file holds the model of the
+// iteration it was taken at (the same bytes a synchronous write gives), and a write that fails is reported by
+// run(), not lost.
+TEST(Train, BackgroundCheckpointsHoldTheirIterationAndReportFailures) {
+  const TrainingDataset data = tiny_dataset();
+  test::TempDir dir;
+  TrainConfig config = test::tiny_config(20);
+  config.checkpoint_every = 10;
+  config.checkpoint_minutes = 0;
+  config.lr.position_steps = 20;  // the same schedule for the 10-iteration run below
+  Trainer::RunHooks hooks;
+  hooks.checkpoint_path = dir.file("periodic.bin");
+  Trainer a(config, data);
+  a.initialize();
+  config.iterations = 10;
+  Trainer b(config, data);
+  b.initialize();
+  a.run(hooks);  // 20 iterations: the periodic checkpoint is taken at 10
+  b.run({});
+  b.save_checkpoint(dir.file("sync.bin"));
+  const Checkpoint periodic = load_checkpoint(hooks.checkpoint_path), sync = load_checkpoint(dir.file("sync.bin"));
+  EXPECT_EQ(periodic.iteration, 10);
+  EXPECT_EQ(periodic.model.params.means.to_vector(), sync.model.params.means.to_vector());
+  EXPECT_EQ(periodic.model.adam_v.sh.to_vector(), sync.model.adam_v.sh.to_vector());
+
+  Trainer::RunHooks broken;
+  broken.checkpoint_path = dir.file("missing_folder/c.bin");
+  TrainConfig periodic_config = test::tiny_config(20);
+  periodic_config.checkpoint_every = 10;
+  periodic_config.checkpoint_minutes = 0;
+  Trainer d(periodic_config, data);
+  d.initialize();
+  EXPECT_THROW(d.run(broken), IoError);
+}
+
 TEST(Train, ConfigurationProblemsAreAllListedReadably) {
   TrainConfig c = test::tiny_config(10);
   EXPECT_TRUE(c.problems().empty());

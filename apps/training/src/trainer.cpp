@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "checkpoint_writer.h"
 #include "tilegrad/core/error.h"
 #include "tilegrad/profiling/timer.h"
 #include "tilegrad/training/checkpoint.h"
@@ -36,7 +37,8 @@ Trainer::Trainer(const TrainConfig& config, const TrainingDataset& dataset)
       m_dataset(dataset),
       m_rasterizer(config.device),
       m_loss(config.device, config.lambda_dssim),
-      m_timing(std::make_unique<Timing>(config.device)) {
+      m_timing(std::make_unique<Timing>(config.device)),
+      m_writer(std::make_unique<CheckpointWriter>()) {
   m_config.validate();
   TG_CHECK_ARG(!dataset.train.empty(), "the dataset has no training views");
   for (const TrainingView& v : dataset.train)
@@ -164,6 +166,7 @@ void Trainer::resume(const std::string& path, const std::function<GaussianModel(
 void Trainer::save_checkpoint(const std::string& path, const GaussianModel* model) {
   TG_CHECK_ARG(m_ready, "save_checkpoint: call initialize() or resume() first");
   const auto t0 = Clock::now();
+  m_writer->wait();  // a periodic checkpoint still being written finishes first (and reports its error)
   const CheckpointStats before = m_checkpoints;
   // The state is written after the model: it counts this checkpoint and nearly all of its time.
   training::save_checkpoint(path, model ? *model : m_model, m_iteration, config_to_json(m_config), m_fingerprint, [&] {
@@ -173,6 +176,15 @@ void Trainer::save_checkpoint(const std::string& path, const GaussianModel* mode
   });
   m_checkpoints.count = before.count + 1;
   m_checkpoints.seconds = before.seconds + seconds_since(t0);
+}
+
+void Trainer::start_checkpoint(const std::string& path) {
+  const auto t0 = Clock::now();
+  m_writer->wait();
+  GaussianModel host = m_model.to(Device::Cpu);  // the only part training waits for
+  m_checkpoints.count += 1;
+  m_checkpoints.seconds += seconds_since(t0);
+  m_writer->start(path, std::move(host), m_iteration, config_to_json(m_config), m_fingerprint, state_json());
 }
 
 int Trainer::active_sh_degree() const { return std::min(m_config.sh_degree, m_iteration / m_config.sh_degree_every); }
@@ -422,6 +434,7 @@ bool Trainer::run(const RunHooks& hooks) {
   while (m_iteration < m_config.iterations) {
     if (hooks.stop && hooks.stop()) {
       update_time();
+      m_writer->wait();
       return false;
     }
     if (hooks.step) {
@@ -439,13 +452,14 @@ bool Trainer::run(const RunHooks& hooks) {
       if (hooks.save) {
         hooks.save(hooks.checkpoint_path);
       } else {
-        save_checkpoint(hooks.checkpoint_path);
+        start_checkpoint(hooks.checkpoint_path);
       }
-      seconds_before -= m_checkpoints.seconds - written_before;  // writing checkpoints is not training time
+      seconds_before -= m_checkpoints.seconds - written_before;  // checkpoints are not training time
       last_checkpoint = Clock::now();
     }
   }
   update_time();
+  m_writer->wait();  // the last periodic checkpoint is complete (or its error reported) when run() returns
   return true;
 }
 

@@ -17,6 +17,8 @@
 
 namespace tilegrad::training {
 
+class CheckpointWriter;
+
 // Mean milliseconds per iteration of each stage. Render/loss/backward/optimizer are sampled on one iteration in
 // TrainConfig::timing_every on the GPU (where measuring synchronises) and measured on every iteration on the CPU;
 // densify is the total spent in statistics, densification and opacity resets divided by the iterations.
@@ -119,7 +121,8 @@ class Trainer {
     std::function<void(const Progress&)> report;  // every log_every iterations and at the end
     std::string checkpoint_path;  // written on TrainConfig's checkpoint schedule ("" : never)
     std::function<void()> step;   // runs one iteration (default: step())
-    std::function<void(const std::string&)> save;  // writes a periodic checkpoint (default: save_checkpoint)
+    // Writes a periodic checkpoint (default: the model copied to the host and written in the background).
+    std::function<void(const std::string&)> save;
   };
   // Steps until done or until hooks.stop() returns true. Returns true when all iterations are done.
   bool run(const RunHooks& hooks);
@@ -150,6 +153,8 @@ class Trainer {
   std::string state_json() const;
   void restore_state(const std::string& json_text, const std::string& path);
   void start_segment();
+  // A periodic checkpoint: the model is copied to the host now and written on a background thread.
+  void start_checkpoint(const std::string& path);
 
   TrainConfig m_config;
   const TrainingDataset& m_dataset;
@@ -173,6 +178,7 @@ class Trainer {
   CheckpointStats m_checkpoints;
   std::vector<Segment> m_segments;
   std::string m_fingerprint;  // dataset_fingerprint(m_dataset)
+  std::unique_ptr<CheckpointWriter> m_writer;
 };
 
 }  // namespace tilegrad::training
