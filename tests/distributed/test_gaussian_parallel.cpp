@@ -72,8 +72,13 @@ TEST(GaussianParallel, FirstStepGradientsAndStatisticsMatchThePlainTrainer) {
     const std::vector<std::vector<float>> arrays = test::model_arrays(t.model());
     // Arrays 5..9: Adam's first moments, 0.1 x the gradient of each parameter group; 15: the NDC gradient norm;
     // 16: the view count (exact); 17: the footprint radius (exact).
-    for (std::size_t k = 5; k < 10; ++k)
-      EXPECT_LT(relative_difference(arrays[k], reference[k]), 1e-4) << ranks << " ranks, array " << k;
+    double worst = 0;
+    for (std::size_t k = 5; k < 10; ++k) {
+      EXPECT_LT(relative_difference(arrays[k], reference[k]), 1e-5) << ranks << " ranks, array " << k;
+      worst = std::max(worst, relative_difference(arrays[k], reference[k]));
+    }
+    std::printf("%d ranks: first-step gradients differ by at most %.3g of their arrays' largest entries\n", ranks,
+                worst);
     EXPECT_LT(relative_difference(arrays[15], reference[15]), 1e-4) << ranks << " ranks";
     EXPECT_TRUE(test::bitwise_equal(arrays[16], reference[16])) << ranks << " ranks";
     EXPECT_TRUE(test::bitwise_equal(arrays[17], reference[17])) << ranks << " ranks";
@@ -82,7 +87,7 @@ TEST(GaussianParallel, FirstStepGradientsAndStatisticsMatchThePlainTrainer) {
 
 TEST(GaussianParallel, ReproducibleBalancedAndCloseToThePlainTrainer) {
   const training::TrainingDataset data = test::load_scene(64);
-  const TrainConfig config = test::small_config(200);
+  const TrainConfig config = test::small_config(150);
   Trainer plain(config, data);
   initialize_like_partitioned(plain, config, data);
   ASSERT_TRUE(plain.run({}));
@@ -107,8 +112,12 @@ TEST(GaussianParallel, ReproducibleBalancedAndCloseToThePlainTrainer) {
 
   const double psnr = a.evaluate(data.test).psnr;
   const double counts = double(a.model().count()) / double(plain.model().count());
-  std::printf("plain %.3f dB (%zu Gaussians), 3 ranks %.3f dB (%zu Gaussians)\n", plain_psnr, plain.model().count(),
-              psnr, a.model().count());
+  double means = INFINITY;
+  if (a.model().count() == plain.model().count())
+    means = relative_difference(a.model().params.means.to_vector(), plain.model().params.means.to_vector());
+  std::printf("plain %.3f dB (%zu Gaussians), 3 ranks %.3f dB (%zu Gaussians); positions differ by %.3g of the "
+              "largest\n",
+              plain_psnr, plain.model().count(), psnr, a.model().count(), means);
   // Not bitwise: each rank's exact sum of a Gaussian's tiles rounds once, then the owner adds the ranks' sums,
   // and crop cameras round projected centres differently; densification thresholds then amplify the differences.
   EXPECT_NEAR(psnr, plain_psnr, 0.5);
@@ -118,7 +127,7 @@ TEST(GaussianParallel, ReproducibleBalancedAndCloseToThePlainTrainer) {
 
 TEST(GaussianParallel, MoreRanksThanTilesStillTrain) {
   const training::TrainingDataset data = test::load_scene(32);  // 2 x 2 tiles for 6 ranks: two get no region
-  const TrainConfig config = test::small_config(100);
+  const TrainConfig config = test::small_config(90);
   Trainer plain(config, data);
   initialize_like_partitioned(plain, config, data);
   plain.run({});
