@@ -353,8 +353,8 @@ void add_train_command(CLI::App& app) {
   cmd->add_flag("!--no-renders", a->save_renders, "Do not write the test renders");
   // Several devices (docs/TRAINING.md, "Training on several devices").
   cmd->add_option("--gpus", a->gpus,
-                  "Train on N GPUs (or 'all' visible ones), one NCCL rank each; iterations then count steps of "
-                  "all ranks");
+                  "Train on N GPUs (or 'all' visible ones), one NCCL rank each (data parallel: an iteration trains "
+                  "one view per GPU)");
   cmd->add_option("--ranks", a->ranks, "Train with N simulated ranks on the CPU (tests, small runs)")
       ->check(checks::range(1, 4096));
   cmd->add_option("--parallel", a->parallel,

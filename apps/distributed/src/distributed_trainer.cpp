@@ -127,10 +127,16 @@ DistributedTrainer::DistributedTrainer(const training::TrainConfig& config, cons
   TG_CHECK_ARG(!dataset.train.empty(), "the dataset has no training views");
   m_threads = std::make_unique<RankThreads>(m_group);
   m_ranks.resize(std::size_t(n));
+  // Data-parallel GPU ranks render whole views: each holds the images on its GPU. Partitioned ranks upload the
+  // crop of each view they render: they share one copy of the images on the host.
+  const bool partitioned = m_config.distributed.mode == training::Parallelism::Gaussians;
+  const bool images_on_host = m_data.train.front().image.device() == Device::Cpu;
+  if (partitioned && !images_on_host) m_host_data = std::make_unique<TrainingDataset>(copy_dataset(m_data, Device::Cpu));
+  const TrainingDataset& shared = m_host_data ? *m_host_data : m_data;
   each_rank([&](int r) {
     auto rank = std::make_unique<Rank>();
-    const TrainingDataset* data = &m_data;
-    if (m_config.device == Device::Cuda) {
+    const TrainingDataset* data = &shared;
+    if (m_config.device == Device::Cuda && !partitioned) {
       rank->copy = std::make_unique<TrainingDataset>(copy_dataset(m_data, Device::Cuda));
       data = rank->copy.get();
     }

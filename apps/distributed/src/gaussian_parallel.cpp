@@ -140,7 +140,7 @@ class GaussianParallelRank final : public RankEngine {
       : m_comm(comm),
         m_config(config),
         m_data(data),
-        m_trainer(config, data),
+        m_trainer(config, data, false),
         m_raster(config.device),
         m_loss(config.device, config.lambda_dssim),
         m_workspace(config.device),
@@ -423,8 +423,16 @@ class GaussianParallelRank final : public RankEngine {
                                 const float background[3]) {
     const Device device = m_config.device;
     const PixelRect& r = plan.rendered;
-    m_target.reserve_discard(std::size_t(r.width()) * r.height() * 4, device);
-    crop(device, CropArgs{v.image.data(), v.camera.width, r.x0, r.y0, r.width(), r.height(), m_target.data()});
+    const std::size_t bytes = std::size_t(r.width()) * r.height() * 4;
+    m_target.reserve_discard(bytes, device);
+    if (v.image.device() == device) {
+      crop(device, CropArgs{v.image.data(), v.camera.width, r.x0, r.y0, r.width(), r.height(), m_target.data()});
+    } else {  // images on the host (every rank shares them): the crop's rows, then one upload
+      m_host_target.resize(bytes);
+      crop(Device::Cpu, CropArgs{v.image.data(), v.camera.width, r.x0, r.y0, r.width(), r.height(),
+                                 m_host_target.data()});
+      memory::copy(m_target.data(), device, m_host_target.data(), Device::Cpu, bytes);
+    }
     training::ImagePair pair;
     pair.width = r.width();
     pair.height = r.height();
@@ -541,6 +549,7 @@ class GaussianParallelRank final : public RankEngine {
   Buffer<std::uint32_t> m_flags, m_positions, m_source;
   Buffer<float> m_send, m_recv, m_back, m_returned, m_dl_dimage;
   Buffer<std::uint8_t> m_target;
+  std::vector<std::uint8_t> m_host_target;
 };
 
 }  // namespace

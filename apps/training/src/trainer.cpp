@@ -32,7 +32,7 @@ struct Trainer::Timing {
   int iterations = 0;
 };
 
-Trainer::Trainer(const TrainConfig& config, const TrainingDataset& dataset)
+Trainer::Trainer(const TrainConfig& config, const TrainingDataset& dataset, bool renders_views)
     : m_config(config),
       m_dataset(dataset),
       m_rasterizer(config.device),
@@ -41,9 +41,10 @@ Trainer::Trainer(const TrainConfig& config, const TrainingDataset& dataset)
       m_writer(std::make_unique<CheckpointWriter>()) {
   m_config.validate();
   TG_CHECK_ARG(!dataset.train.empty(), "the dataset has no training views");
+  m_renders_views = renders_views;
   for (const TrainingView& v : dataset.train)
-    TG_CHECK_ARG(!v.image.empty() && v.image.device() == config.device, "training view '", v.name,
-                 "' has no image loaded on ", to_string(config.device));
+    TG_CHECK_ARG(!v.image.empty() && (v.image.device() == config.device || !renders_views), "training view '",
+                 v.name, "' has no image loaded on ", to_string(config.device));
   evaluation_background(m_config, dataset.has_alpha, m_background);
   m_loss_log = Buffer<float>::zeros(std::size_t(m_config.log_every) * kLossValueCount, config.device);
   m_fingerprint = dataset_fingerprint(dataset);
@@ -259,6 +260,7 @@ Trainer::ViewStep& Trainer::begin_view(std::uint64_t view_number) {
 
 void Trainer::compute_view_gradients() {
   TG_CHECK_ARG(m_step.view && m_step.iteration == m_iteration + 1, "compute_view_gradients: call begin_view first");
+  TG_CHECK_ARG(m_renders_views, "compute_view_gradients: this trainer was made not to render its views");
   const Device device = m_config.device;
   const TrainingView& view = *m_step.view;
   const raster::RasterSettings& settings = m_step.settings;

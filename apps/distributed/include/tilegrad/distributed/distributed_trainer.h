@@ -46,8 +46,9 @@ struct DistributedReport {
 class DistributedTrainer {
  public:
   // One rank per communicator of `group` (config.distributed.ranks must equal its size; config.device must be the
-  // group's: Cuda for NCCL, Cpu for simulated ranks). The dataset may be loaded on the host or on any GPU: GPU
-  // ranks copy its images to their own GPU, host ranks share it. It must outlive the trainer.
+  // group's: Cuda for NCCL, Cpu for simulated ranks). The dataset may be loaded on the host or on any GPU:
+  // data-parallel GPU ranks copy its images to their own GPU; partitioned ranks and host ranks share them on the
+  // host (partitioned GPU ranks upload the crop of each view they render). It must outlive the trainer.
   DistributedTrainer(const training::TrainConfig& config, const training::TrainingDataset& dataset, CommGroup group);
   ~DistributedTrainer();
   DistributedTrainer(const DistributedTrainer&) = delete;
@@ -82,6 +83,7 @@ class DistributedTrainer {
   struct Rank;
   training::TrainConfig m_config;
   const training::TrainingDataset& m_data;
+  std::unique_ptr<training::TrainingDataset> m_host_data;  // partitioned ranks' shared images, when m_data's are on a GPU
   CommGroup m_group;
   std::unique_ptr<class RankThreads> m_threads;
   std::vector<std::unique_ptr<Rank>> m_ranks;

@@ -60,8 +60,10 @@ raster::Gaussians initial_gaussians(const TrainConfig& config, const TrainingDat
 
 class Trainer {
  public:
-  // The dataset must outlive the trainer; its images must be loaded on config.device.
-  Trainer(const TrainConfig& config, const TrainingDataset& dataset);
+  // The dataset must outlive the trainer; its images must be loaded on config.device. renders_views false: the
+  // trainer never renders its views itself (a rank of a partitioned run, whose driver renders them in parts and
+  // calls apply_step): the images may stay on the host and compute_view_gradients() is refused.
+  Trainer(const TrainConfig& config, const TrainingDataset& dataset, bool renders_views = true);
   ~Trainer();
   Trainer(const Trainer&) = delete;
   Trainer& operator=(const Trainer&) = delete;
@@ -167,6 +169,7 @@ class Trainer {
   Buffer<float> m_dl_dimage;  // reused every step
   Buffer<float> m_loss_log;   // [log_every, 4] loss values of the steps since the last report
   int m_logged = 0;
+  bool m_renders_views = true;
   ViewStep m_step;  // the iteration in progress (between begin_view and apply_step)
   std::vector<std::uint32_t> m_order;  // view permutation of the current epoch
   std::int64_t m_order_epoch = -1;
