@@ -362,6 +362,9 @@ void add_train_command(CLI::App& app) {
                   "Gaussians split over the ranks, each renders a region of every view)")
       ->check(CLI::IsMember({"data", "gaussians"}))
       ->capture_default_str();
+  cmd->add_flag("--scale-for-views", c.distributed.scale_for_views,
+                "Data parallel: learning rates x sqrt(N) and Adam betas to the power N, for runs that divide --iters "
+                "by N to see as many views as one GPU");
   cmd->callback([a] { run_train(*a); });
 }
 

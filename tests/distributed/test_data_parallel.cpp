@@ -171,4 +171,14 @@ TEST(DataParallel, ConfigurationAndGroupMustAgree) {
   t.initialize();
   const std::vector<training::TrainingView> other;
   EXPECT_THROW(t.evaluate(other), InvalidArgument);
+  // Scaling for N views per iteration: learning rates x sqrt(N), Adam betas to the power N, recorded.
+  TrainConfig scaled = data_parallel(test::small_config(10), 4);
+  scaled.distributed.scale_for_views = true;
+  DistributedTrainer s(scaled, data, make_simulated_group(4));
+  EXPECT_FLOAT_EQ(s.config().lr.opacity, 0.05f * 2.0f);
+  EXPECT_FLOAT_EQ(s.config().lr.position, 1.6e-4f * 2.0f);
+  EXPECT_FLOAT_EQ(s.config().adam.beta1, 0.9f * 0.9f * 0.9f * 0.9f);
+  EXPECT_NE(training::config_to_json(scaled).find("\"scale_for_views\": true"), std::string::npos);
+  scaled.distributed.mode = Parallelism::Gaussians;
+  EXPECT_FALSE(scaled.problems().empty());
 }

@@ -4,6 +4,7 @@
 #include "tilegrad/distributed/distributed_trainer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #ifdef _OPENMP
 #include <omp.h>
@@ -24,6 +25,19 @@ using training::TrainingView;
 namespace {
 
 enum class Command : int { Step, Checkpoint, Report, Stop };
+
+// The configuration every rank trains with: DistributedConfig::scale_for_views applied.
+training::TrainConfig rank_config(training::TrainConfig c) {
+  if (!c.distributed.scale_for_views || c.distributed.ranks == 1) return c;
+  const int n = c.distributed.ranks;
+  const float lr = std::sqrt(float(n));
+  for (float* x : {&c.lr.position, &c.lr.position_final, &c.lr.sh_dc, &c.lr.sh_rest, &c.lr.opacity, &c.lr.scale,
+                   &c.lr.rotation})
+    *x *= lr;
+  c.adam.beta1 = float(std::pow(double(c.adam.beta1), n));
+  c.adam.beta2 = float(std::pow(double(c.adam.beta2), n));
+  return c;
+}
 
 TrainingDataset copy_dataset(const TrainingDataset& d, Device device) {
   TrainingDataset c;
@@ -115,8 +129,8 @@ std::string DistributedReport::json() const {
 
 DistributedTrainer::DistributedTrainer(const training::TrainConfig& config, const TrainingDataset& dataset,
                                        CommGroup group)
-    : m_config(config), m_data(dataset), m_group(std::move(group)) {
-  m_config.validate();
+    : m_config(rank_config(config)), m_data(dataset), m_group(std::move(group)) {
+  config.validate();
   const int n = int(m_group.size());
   TG_CHECK_ARG(n >= 1, "distributed training needs at least one rank");
   TG_CHECK_ARG(m_config.distributed.ranks == n, "the configuration trains on ", m_config.distributed.ranks,

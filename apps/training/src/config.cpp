@@ -101,6 +101,9 @@ std::vector<std::string> TrainConfig::problems() const {
   c.non_negative("checkpoint_minutes", checkpoint_minutes);
   c.at_least("timing_every", timing_every, 1);
   c.between("distributed.ranks", distributed.ranks, 1, 4096);
+  if (distributed.scale_for_views && distributed.mode != Parallelism::Data)
+    c.out.push_back("distributed.scale_for_views applies to data parallel training only (one view per iteration "
+                    "otherwise)");
   return c.out;
 }
 
@@ -178,7 +181,9 @@ std::string config_to_json(const TrainConfig& c) {
   j["timing_every"] = c.timing_every;
   // Only for runs over several devices: one rank trains exactly as the plain trainer (and older files lack it).
   if (c.distributed.ranks > 1)
-    j["distributed"] = {{"ranks", c.distributed.ranks}, {"mode", to_string(c.distributed.mode)}};
+    j["distributed"] = {{"ranks", c.distributed.ranks},
+                        {"mode", to_string(c.distributed.mode)},
+                        {"scale_for_views", c.distributed.scale_for_views}};
   return j.dump(2);
 }
 

@@ -64,6 +64,7 @@ class DistributedTrainer {
                                 const training::RenderSink& sink = {}, std::size_t max_views = 0);
 
   int iteration() const;
+  // The configuration the ranks train with (DistributedConfig::scale_for_views applied).
   const training::TrainConfig& config() const { return m_config; }
   // The whole model: rank 0's replica (data), or the parts gathered on the host (gaussians; gathered again when
   // training advanced since the last call).

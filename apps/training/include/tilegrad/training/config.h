@@ -48,6 +48,10 @@ enum class Parallelism { Data, Gaussians };
 struct DistributedConfig {
   int ranks = 1;
   Parallelism mode = Parallelism::Data;
+  // Data parallel, where an iteration trains `ranks` views: false keeps every hyperparameter; true multiplies
+  // the learning rates by sqrt(ranks) (the rule Grendel-GS proposes for batches of views) and raises Adam's
+  // betas to the power ranks (their moments then average over as many views as with one rank).
+  bool scale_for_views = false;
 };
 const char* to_string(Parallelism mode);
 Parallelism parse_parallelism(const std::string& name);  // "data" or "gaussians"
