@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <random>
 
 #include "tilegrad/core/error.h"
 #include "tilegrad/distributed/partition.h"
+#include "tilegrad/training/densify.h"
 
 using namespace tilegrad;
 using namespace tilegrad::distributed;
@@ -164,4 +166,54 @@ TEST(Partition, ExchangePlansAgreeBetweenSendersAndReceivers) {
     EXPECT_EQ(in, after[std::size_t(s) + 1] - after[std::size_t(s)]);
   }
   EXPECT_THROW(moves_between_ranges({0, 5}, {0, 6}), InvalidArgument);
+}
+
+// Densification is per Gaussian, and split offsets are drawn per global index: densifying the parts of a model
+// (each with its first global index) and concatenating them gives the densified whole, bit for bit.
+TEST(Partition, DensifyingThePartsEqualsDensifyingTheWhole) {
+  const std::size_t n = 300;
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f), unit(0.0f, 1.0f);
+  raster::Gaussians g = raster::Gaussians::allocate(n, 1, Device::Cpu);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (int a = 0; a < 3; ++a) {
+      g.means.data()[3 * i + a] = u(rng);
+      g.log_scales.data()[3 * i + a] = std::log(0.002f + 0.05f * unit(rng));
+    }
+    for (int a = 0; a < 4; ++a) g.quats.data()[4 * i + a] = u(rng) + (a == 0 ? 1.5f : 0.0f);
+    g.opacity_logits.data()[i] = 5.0f * u(rng);
+    for (int k = 0; k < 12; ++k) g.sh.data()[12 * i + std::size_t(k)] = u(rng);
+  }
+  training::GaussianModel whole = training::GaussianModel::from_parameters(std::move(g));
+  for (std::size_t i = 0; i < n; ++i) {
+    whole.grad_accum.data()[i] = 1e-3f * unit(rng);
+    whole.view_count.data()[i] = 1.0f + float(i % 3);
+    whole.max_radius.data()[i] = 10.0f * unit(rng);
+  }
+  training::DensifyRule rule{2e-4f, 0.02f, 0.005f, 0.0f, 0.0f};
+  auto part = [&](std::size_t first, std::size_t count) {
+    training::GaussianModel m = whole.to(Device::Cpu);
+    auto cut = [&](Buffer<float>& b) {
+      const std::size_t w = b.size() / n;
+      b = Buffer<float>::from(std::vector<float>(b.data() + first * w, b.data() + (first + count) * w), Device::Cpu);
+    };
+    for (raster::Gaussians* x : {&m.params, &m.adam_m, &m.adam_v})
+      for (Buffer<float>* b : {&x->means, &x->log_scales, &x->quats, &x->opacity_logits, &x->sh}) cut(*b);
+    for (Buffer<float>* b : {&m.grad_accum, &m.view_count, &m.max_radius}) cut(*b);
+    return m;
+  };
+  training::GaussianModel a = part(0, 137), b = part(137, n - 137), c = part(137, n - 137);
+  const training::DensifyCounts counts = training::densify_and_prune(whole, rule, 5, 900);
+  ASSERT_GT(counts.split, 0u);
+  ASSERT_GT(counts.cloned, 0u);
+  training::densify_and_prune(a, rule, 5, 900, 0);
+  training::densify_and_prune(b, rule, 5, 900, 137);
+  ASSERT_EQ(a.count() + b.count(), whole.count());
+  std::vector<float> joined = a.params.means.to_vector();
+  const std::vector<float> tail = b.params.means.to_vector();
+  joined.insert(joined.end(), tail.begin(), tail.end());
+  EXPECT_EQ(joined, whole.params.means.to_vector());
+  // The offsets do depend on the index: the second part densified as if it came first differs.
+  training::densify_and_prune(c, rule, 5, 900, 0);
+  EXPECT_NE(c.params.means.to_vector(), tail);
 }
