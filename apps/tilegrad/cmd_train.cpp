@@ -2,6 +2,7 @@
 // train_log.jsonl, checkpoint.bin, test renders, metrics.json), with a progress bar and Ctrl-C checkpointing.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <csignal>
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "cmd_dataset_common.h"
 #include "commands.h"
@@ -33,7 +35,16 @@ struct TrainArgs {
   training::TrainConfig config;
   std::string out, device = "auto", accumulation = "owned", background = "auto", resume;
   bool resume_flag = false, save_renders = true;
+  std::vector<int> eval_at, save_at;  // iterations of periodic evaluations and saves
 };
+
+// Iterations of --eval-at / --save-at: each within 1..iterations.
+void check_periodic_iterations(const std::vector<int>& list, int iterations, const char* option) {
+  for (const int it : list)
+    if (it < 1 || it > iterations)
+      throw CLI::ValidationError(option, std::to_string(it) + " is not an iteration of this run (1.." +
+                                             std::to_string(iterations) + ")");
+}
 
 std::string format_duration(double seconds) {
   const long s = std::lround(std::max(seconds, 0.0));
@@ -81,6 +92,8 @@ void run_train(TrainArgs& a) {
   a.config.accumulation = parse_accumulation(a.accumulation);
   training::set_background(a.config, a.background);
   a.config.validate();
+  check_periodic_iterations(a.eval_at, a.config.iterations, "--eval-at");
+  check_periodic_iterations(a.save_at, a.config.iterations, "--save-at");
   a.data.device = a.config.device;
   std::filesystem::create_directories(a.out);
   const std::string checkpoint = a.out + "/checkpoint.bin";
@@ -95,6 +108,7 @@ void run_train(TrainArgs& a) {
               io::to_string(data.kind), data.train.size(), data.test.size(), cam0.width, cam0.height, data.extent,
               data.points.size() > 0 ? (std::to_string(data.points.size()) + " points from " + data.points_file).c_str()
                                      : "no points (random initialisation)");
+  print_dataset_notes(data);
 
   training::Trainer trainer(a.config, data);
   if (!resume_from.empty()) {
@@ -132,6 +146,22 @@ void run_train(TrainArgs& a) {
     log << training::progress_json_line(p) << "\n" << std::flush;
   };
   hooks.checkpoint_path = checkpoint;
+  hooks.at_iterations = a.eval_at;
+  hooks.at_iterations.insert(hooks.at_iterations.end(), a.save_at.begin(), a.save_at.end());
+  hooks.at_iteration = [&](int it) {
+    if (std::find(a.eval_at.begin(), a.eval_at.end(), it) != a.eval_at.end()) {
+      const training::Evaluation e = trainer.evaluate(views);
+      std::printf("%s[eval] iteration %d, %s views (%zu): PSNR %.2f dB, SSIM %.4f, L1 %.4f\n", tty ? "\n" : "", it,
+                  split.c_str(), e.views.size(), e.psnr, e.ssim, e.l1);
+      log << training::evaluation_json_line(it, split, e) << "\n" << std::flush;
+    }
+    if (std::find(a.save_at.begin(), a.save_at.end(), it) != a.save_at.end()) {
+      const std::string ply = a.out + "/point_cloud_" + std::to_string(it) + ".ply";
+      io::write_gaussians_ply(ply, trainer.model().params);
+      std::printf("%s[save] iteration %d: %s (%zu Gaussians)\n", tty ? "\n" : "", it, ply.c_str(),
+                  trainer.model().count());
+    }
+  };
   bool finished = false;
   try {
     finished = trainer.run(hooks);
@@ -186,6 +216,7 @@ void add_train_command(CLI::App& app) {
                                  "Train a 3D Gaussian splatting scene from a dataset folder "
                                  "(NeRF-synthetic, transforms.json or COLMAP)");
   add_dataset_options(cmd, a->data, a->device);
+  add_capture_options(cmd, a->data);
   cmd->add_option("--out", a->out, "Output folder")->required();
   cmd->add_option("--iters", c.iterations, "Training iterations")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--accumulation", a->accumulation,
@@ -267,6 +298,12 @@ void add_train_command(CLI::App& app) {
   cmd->add_flag("--resume", a->resume_flag, "Continue from OUT/checkpoint.bin (same options as the first run)");
   cmd->add_option("--resume-from", a->resume, "Continue from this checkpoint file");
   cmd->add_flag("!--no-renders", a->save_renders, "Do not write the test renders");
+  cmd->add_option("--eval-at", a->eval_at,
+                  "Iterations at which the test views are evaluated (PSNR, SSIM, L1 printed and logged to "
+                  "train_log.jsonl), e.g. 7000,30000")
+      ->delimiter(',');
+  cmd->add_option("--save-at", a->save_at, "Iterations at which OUT/point_cloud_<iteration>.ply is written")
+      ->delimiter(',');
   cmd->callback([a] { run_train(*a); });
 }
 

@@ -305,3 +305,56 @@ TEST(Colmap, MissingImagesAreSkippedOnRequest) {
   EXPECT_EQ(scene.frames[0].name, "b.png");
   EXPECT_EQ(scene.skipped, std::vector<std::string>{"a.png"});
 }
+
+TEST(Colmap, WrittenModelsReadBackInBothFormats) {
+  ColmapModel m;
+  m.cameras = {{3, 1, 640, 480, {500.25, 501.5, 320.125, 239.875}}, {5, 0, 320, 240, {250, 160, 120}}};
+  ColmapImage a;
+  a.id = 9;
+  a.qvec = {kHalfSqrt2, 0, 0, kHalfSqrt2};
+  a.tvec = {0.1, -2, 3.0000000000000004};
+  a.camera_id = 3;
+  a.name = "sub/my photo.png";
+  ColmapImage b = a;
+  b.id = 2;
+  b.camera_id = 5;
+  b.name = "b.png";
+  m.images = {a, b};
+  m.points.positions = {1, 2, 3, -0.5f, 0.25f, 1e-3f};
+  m.points.colors = {10, 20, 30, 255, 0, 128};
+  for (const bool text : {false, true}) {
+    TempDir dir;
+    write_colmap_model(dir.file("sparse/0"), m, text);
+    const ColmapModel r = read_colmap_model(dir.file("sparse/0"));
+    EXPECT_EQ(r.cameras_file, dir.file(text ? "sparse/0/cameras.txt" : "sparse/0/cameras.bin"));
+    ASSERT_EQ(r.cameras.size(), 2u);
+    EXPECT_EQ(r.cameras[0].params, m.cameras[0].params);  // exact, in either format
+    EXPECT_EQ(r.cameras[1].model_id, 0);
+    ASSERT_EQ(r.images.size(), 2u);
+    EXPECT_EQ(r.images[0].name, "sub/my photo.png");
+    EXPECT_EQ(r.images[0].qvec, a.qvec);
+    EXPECT_EQ(r.images[0].tvec, a.tvec);
+    EXPECT_EQ(r.images[1].camera_id, 5u);
+    EXPECT_EQ(r.points.positions, m.points.positions);
+    EXPECT_EQ(r.points.colors, m.points.colors);
+  }
+  m.images[0].name = "two\nlines";
+  TempDir dir;
+  EXPECT_THROW(write_colmap_model(dir.path(), m), InvalidArgument);
+}
+
+TEST(Colmap, ImageRecordOfACameraRoundTripsThePose) {
+  for (const raster::Camera& c :
+       {raster::Camera::look_at({{3, 1, -2}}, {{0, 0.5f, 1}}, {{0, 1, 0}}, 0.8f, 64, 48),
+        raster::Camera::look_at({{-1, -4, 0.5f}}, {{0, 0, 0}}, {{0, 0, 1}}, 0.8f, 64, 48),
+        raster::Camera::look_at({{0, 0, -3}}, {{0, 0, 0}}, {{0, -1, 0}}, 0.8f, 64, 48)}) {
+    const ColmapImage im = colmap_image(c, 4, 2, "x.png");
+    EXPECT_GE(im.qvec[0], 0.0);
+    ColmapCamera cam{2, 1, 64, 48, {c.fx, c.fy, c.cx, c.cy}};
+    const raster::Camera back = colmap_camera(cam, im, "cameras");
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_NEAR(back.translation[i], c.translation[i], 0);
+      for (int j = 0; j < 3; ++j) EXPECT_NEAR(back.rotation(i, j), c.rotation(i, j), 2e-7) << i << j;
+    }
+  }
+}

@@ -132,4 +132,36 @@ raster::Camera colmap_camera(const ColmapCamera& cam, const ColmapImage& image, 
   return c;
 }
 
+ColmapImage colmap_image(const raster::Camera& camera, std::uint32_t id, std::uint32_t camera_id,
+                         const std::string& name) {
+  double r[3][3];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r[i][j] = camera.rotation(i, j);
+  // The largest of the four squared components is computed from the diagonal, the others from it.
+  const double t = r[0][0] + r[1][1] + r[2][2];
+  std::array<double, 4> q;
+  if (t > 0) {
+    const double s = 2.0 * std::sqrt(1.0 + t);
+    q = {0.25 * s, (r[2][1] - r[1][2]) / s, (r[0][2] - r[2][0]) / s, (r[1][0] - r[0][1]) / s};
+  } else if (r[0][0] > r[1][1] && r[0][0] > r[2][2]) {
+    const double s = 2.0 * std::sqrt(1.0 + r[0][0] - r[1][1] - r[2][2]);
+    q = {(r[2][1] - r[1][2]) / s, 0.25 * s, (r[0][1] + r[1][0]) / s, (r[0][2] + r[2][0]) / s};
+  } else if (r[1][1] > r[2][2]) {
+    const double s = 2.0 * std::sqrt(1.0 + r[1][1] - r[0][0] - r[2][2]);
+    q = {(r[0][2] - r[2][0]) / s, (r[0][1] + r[1][0]) / s, 0.25 * s, (r[1][2] + r[2][1]) / s};
+  } else {
+    const double s = 2.0 * std::sqrt(1.0 + r[2][2] - r[0][0] - r[1][1]);
+    q = {(r[1][0] - r[0][1]) / s, (r[0][2] + r[2][0]) / s, (r[1][2] + r[2][1]) / s, 0.25 * s};
+  }
+  const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  const double sign = q[0] < 0 ? -1.0 : 1.0;
+  ColmapImage image;
+  image.id = id;
+  for (int i = 0; i < 4; ++i) image.qvec[std::size_t(i)] = q[std::size_t(i)] * sign / n;
+  for (int i = 0; i < 3; ++i) image.tvec[std::size_t(i)] = camera.translation[i];
+  image.camera_id = camera_id;
+  image.name = name;
+  return image;
+}
+
 }  // namespace tilegrad::io

@@ -212,7 +212,7 @@ std::vector<TrainingView> to_views(const std::vector<io::DatasetFrame>& frames, 
   return views;
 }
 
-// Notes on what loading changed: undistortion per lens model, capped resolution, skipped frames.
+// Notes on what loading changed: undistortion per lens model, capped resolution.
 void add_notes(TrainingDataset& d, const DatasetOptions& o) {
   std::map<std::string, std::pair<int, std::string>> undistorted;  // model -> (views, example sizes)
   int capped = 0;
@@ -238,9 +238,6 @@ void add_notes(TrainingDataset& d, const DatasetOptions& o) {
     d.notes.push_back(concat(capped, " view(s) are wider than ", o.max_width, " pixels and are scaled to that width (",
                              capped_example, "), as the original 3DGS does; pass --downscale 1 to keep the full "
                              "resolution or --width to choose one"));
-  if (!d.skipped.empty())
-    d.notes.push_back(concat("left out ", d.skipped.size(), " frame(s) without an image file (first: ",
-                             d.skipped.front(), ")"));
 }
 
 void compute_extent(TrainingDataset& d) {

@@ -286,6 +286,15 @@ bool Trainer::run(const RunHooks& hooks) {
     step();
     ++interval_iterations;
     if (m_iteration % m_config.log_every == 0 || m_iteration == m_config.iterations) report();
+    if (hooks.at_iteration &&
+        std::find(hooks.at_iterations.begin(), hooks.at_iterations.end(), m_iteration) != hooks.at_iterations.end()) {
+      synchronize(m_config.device);
+      const auto t0 = Clock::now();
+      hooks.at_iteration(m_iteration);
+      const auto spent = Clock::now() - t0;
+      seconds_before -= std::chrono::duration<double>(spent).count();  // evaluations and saves are not training
+      interval_start += spent;
+    }
     if (!hooks.checkpoint_path.empty() && m_config.checkpoint_every > 0 &&
         m_iteration % m_config.checkpoint_every == 0 && m_iteration < m_config.iterations) {
       const auto t0 = Clock::now();

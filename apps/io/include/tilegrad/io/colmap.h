@@ -56,6 +56,12 @@ PointCloud parse_colmap_points3d_txt(std::string_view text, const std::string& n
 // Reads cameras, images and (optional) points3D from a model folder, preferring .bin over .txt as COLMAP does.
 ColmapModel read_colmap_model(const std::string& sparse_dir);
 
+// Writes cameras, images and points3D (.bin, or .txt with `text`) into sparse_dir (created), as COLMAP lays them
+// out: images without 2D points, points with zero error and no track (grey when the cloud has no colours).
+// InvalidArgument for a model that cannot be written (parameter counts, names, non-finite values); IoError for
+// failed writes.
+void write_colmap_model(const std::string& sparse_dir, const ColmapModel& model, bool text = false);
+
 // <scene>/sparse/0 or else <scene>/sparse when it holds cameras.bin or cameras.txt; "" when neither does.
 std::string find_colmap_sparse_dir(const std::string& scene_dir);
 
@@ -64,6 +70,10 @@ std::string find_colmap_sparse_dir(const std::string& scene_dir);
 // are an IoError naming the model; NaN or zero quaternions, non-finite translations or intrinsics are IoErrors
 // naming the image (`file` is used in messages).
 raster::Camera colmap_camera(const ColmapCamera& camera, const ColmapImage& image, const std::string& file);
+// The image record of a camera's pose, the inverse of colmap_camera's pose conversion: qvec is the rotation as a
+// unit quaternion with w >= 0 (computed in double from the float matrix), tvec the translation.
+ColmapImage colmap_image(const raster::Camera& camera, std::uint32_t id, std::uint32_t camera_id,
+                         const std::string& name);
 // The lens distortion of a camera: its model and its parameters after the focal length(s) and principal point.
 // IoError naming the camera for unsupported models and invalid parameters (non-finite, FOV omega >= pi).
 raster::Lens colmap_lens(const ColmapCamera& camera, const std::string& file);
