@@ -40,6 +40,13 @@ inline void add_capture_options(CLI::App* cmd, training::DatasetOptions& data, b
          "(every source pixel kept, the rest masked out)")
       ->check(CLI::IsMember({"crop", "full"}))
       ->default_str(training::to_string(data.undistort));
+  cmd->add_option_function<std::string>(
+         "--interpolation",
+         [&data](const std::string& name) { data.interpolation = training::interpolation_from_string(name); },
+         "How resampled images (undistortion, --width, --max-width) read their source: bicubic (sharp) or bilinear "
+         "(COLMAP's undistorter)")
+      ->check(CLI::IsMember({"bicubic", "bilinear"}))
+      ->default_str(training::to_string(data.interpolation));
   cmd->add_option("--masks", data.masks,
                   "Mask folder: <name>.png per image, dark pixels are ignored by the loss and the metrics "
                   "(transforms files may name masks per frame with mask_path)");

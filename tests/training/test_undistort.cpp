@@ -133,47 +133,50 @@ TEST(Undistort, ResamplingRecoversThePinholeImageThroughEveryLens) {
   for (const raster::Lens& lens : test::every_distorted_lens()) {
     const raster::LensCoefficients<double> coef = raster::lens_coefficients(lens);
     for (const UndistortMode mode : {UndistortMode::Crop, UndistortMode::Full}) {
-      ResolutionOptions o;
-      o.undistort = mode;
-      const ImagePlan p = plan_image(src, lens, o, false);
-      const raster::Camera& t = p.target;
-      std::vector<std::uint8_t> photo(std::size_t(src.width) * src.height * 4);
-      for (int y = 0; y < src.height; ++y)
-        for (int x = 0; x < src.width; ++x) {
-          Vec2<double> uv;
-          ASSERT_TRUE(raster::undistort_point(
-              coef, {{(x + 0.5 - src.cx) / src.fx, (y + 0.5 - src.cy) / src.fy}}, uv));
-          std::uint8_t* px = &photo[(std::size_t(y) * src.width + x) * 4];
-          for (int c = 0; c < 3; ++c)
-            px[c] = std::uint8_t(std::lround(pattern(t.fx * uv[0] + t.cx, t.fy * uv[1] + t.cy, c)));
-          px[3] = 255;
-        }
-      const ResampledImage r = resample_image(p, host_view(photo), {}, Device::Cpu);
-      const std::vector<std::uint8_t> got = r.rgba.to_vector();
-      const std::vector<std::uint8_t> valid = r.valid.empty() ? std::vector<std::uint8_t>(std::size_t(t.width) * t.height, 1)
-                                                              : r.valid.to_vector();
-      double sum = 0, worst = 0;
-      std::size_t counted = 0;
-      for (int y = 0; y < t.height; ++y)
-        for (int x = 0; x < t.width; ++x) {
-          const std::size_t i = std::size_t(y) * t.width + x;
-          if (!valid[i]) continue;
-          for (int c = 0; c < 3; ++c) {
-            const double e = std::fabs(got[i * 4 + c] - pattern(x + 0.5, y + 0.5, c));
-            sum += e, worst = std::max(worst, e), ++counted;
+      for (const Interpolation interpolation : {Interpolation::Bicubic, Interpolation::Bilinear}) {
+        ResolutionOptions o;
+        o.undistort = mode;
+        o.interpolation = interpolation;
+        const ImagePlan p = plan_image(src, lens, o, false);
+        const raster::Camera& t = p.target;
+        std::vector<std::uint8_t> photo(std::size_t(src.width) * src.height * 4);
+        for (int y = 0; y < src.height; ++y)
+          for (int x = 0; x < src.width; ++x) {
+            Vec2<double> uv;
+            ASSERT_TRUE(raster::undistort_point(
+                coef, {{(x + 0.5 - src.cx) / src.fx, (y + 0.5 - src.cy) / src.fy}}, uv));
+            std::uint8_t* px = &photo[(std::size_t(y) * src.width + x) * 4];
+            for (int c = 0; c < 3; ++c)
+              px[c] = std::uint8_t(std::lround(pattern(t.fx * uv[0] + t.cx, t.fy * uv[1] + t.cy, c)));
+            px[3] = 255;
           }
+        const ResampledImage r = resample_image(p, host_view(photo), {}, Device::Cpu);
+        const std::vector<std::uint8_t> got = r.rgba.to_vector();
+        const std::vector<std::uint8_t> valid = r.valid.empty() ? std::vector<std::uint8_t>(std::size_t(t.width) * t.height, 1)
+                                                                : r.valid.to_vector();
+        double sum = 0, worst = 0;
+        std::size_t counted = 0;
+        for (int y = 0; y < t.height; ++y)
+          for (int x = 0; x < t.width; ++x) {
+            const std::size_t i = std::size_t(y) * t.width + x;
+            if (!valid[i]) continue;
+            for (int c = 0; c < 3; ++c) {
+              const double e = std::fabs(got[i * 4 + c] - pattern(x + 0.5, y + 0.5, c));
+              sum += e, worst = std::max(worst, e), ++counted;
+            }
+          }
+        ASSERT_GT(counted, 0u);
+        const char* name = raster::to_string(lens.model);
+        // Bilinear interpolation of this pattern errs by a fraction of a unit; only the outer half pixel of the
+        // source, where the edge is extended (full frame), errs by more.
+        EXPECT_LT(sum / counted, 0.6) << name << " " << to_string(mode) << " " << to_string(interpolation);
+        EXPECT_LT(worst, mode == UndistortMode::Crop ? 3.0 : 20.0) << name << " " << to_string(mode);
+        // Crop keeps (nearly) every pixel; full frame masks the pixels without a source.
+        if (mode == UndistortMode::Crop) {
+          EXPECT_GT(double(r.valid_pixels), 0.99 * t.width * t.height) << name;
+        } else {
+          EXPECT_LT(r.valid_pixels, std::size_t(t.width) * t.height) << name;
         }
-      ASSERT_GT(counted, 0u);
-      const char* name = raster::to_string(lens.model);
-      // Bilinear interpolation of this pattern errs by a fraction of a unit; only the outer half pixel of the
-      // source, where the edge is extended (full frame), errs by more.
-      EXPECT_LT(sum / counted, 0.6) << name << " " << to_string(mode);
-      EXPECT_LT(worst, mode == UndistortMode::Crop ? 3.0 : 20.0) << name << " " << to_string(mode);
-      // Crop keeps (nearly) every pixel; full frame masks the pixels without a source.
-      if (mode == UndistortMode::Crop) {
-        EXPECT_GT(double(r.valid_pixels), 0.99 * t.width * t.height) << name;
-      } else {
-        EXPECT_LT(r.valid_pixels, std::size_t(t.width) * t.height) << name;
       }
     }
   }

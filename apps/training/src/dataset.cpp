@@ -278,6 +278,7 @@ TrainingDataset load_dataset(const DatasetOptions& o) {
   const Frames frames = read_frames(layout, o, d);
   ResolutionOptions ro;
   ro.undistort = o.undistort;
+  ro.interpolation = o.interpolation;
   ro.downscale = o.downscale;
   ro.width = o.width;
   ro.max_width = o.max_width;

@@ -42,6 +42,7 @@ std::string run_config_json(const TrainConfig& config, const DatasetOptions& dat
   j["data"]["width"] = data.width;
   j["data"]["max_width"] = data.max_width;
   j["data"]["undistort"] = to_string(data.undistort);
+  j["data"]["interpolation"] = to_string(data.interpolation);
   j["data"]["images"] = data.images;
   j["data"]["masks"] = data.masks;
   j["data"]["test_every"] = data.test_every;

@@ -22,6 +22,14 @@ UndistortMode undistort_mode_from_string(const std::string& name) {
   throw InvalidArgument("undistortion mode must be crop or full, got '" + name + "'");
 }
 
+const char* to_string(Interpolation i) { return i == Interpolation::Bilinear ? "bilinear" : "bicubic"; }
+
+Interpolation interpolation_from_string(const std::string& name) {
+  if (name == "bicubic") return Interpolation::Bicubic;
+  if (name == "bilinear") return Interpolation::Bilinear;
+  throw InvalidArgument("interpolation must be bicubic or bilinear, got '" + name + "'");
+}
+
 namespace {
 
 // The camera scaled to a new size, one factor per axis (pixel edges map to pixel edges).
@@ -49,8 +57,17 @@ ImagePlan plan_image(const raster::Camera& source, const raster::Lens& lens, con
   p.source = source;
   p.lens = lens;
   p.coefficients = raster::lens_coefficients(lens);
+  p.interpolation = o.interpolation;
   const bool pinhole = raster::is_pinhole(lens);
   p.undistorted = raster::undistorted_camera(source, lens, o.undistort == UndistortMode::Full ? 1.0 : 0.0);
+  if (!pinhole) {
+    // COLMAP scales the principal point with the size; moving it by whole pixels instead (at most half a pixel
+    // from COLMAP's choice) keeps the undistorted pixel grid in phase with the source grid near the axis, where
+    // resampling then reads pixel centres rather than averaging neighbours.
+    raster::Camera& u = p.undistorted;
+    u.cx = source.cx + std::round(u.cx - source.cx);
+    u.cy = source.cy + std::round(u.cy - source.cy);
+  }
   const raster::Camera& u = p.undistorted;
   bool integer = true;
   if (o.width > 0) {
@@ -107,6 +124,7 @@ ResampledImage resample_image(const ImagePlan& plan, View<const std::uint8_t> so
   a.dst_fx = t.fx, a.dst_fy = t.fy, a.dst_cx = t.cx, a.dst_cy = t.cy;
   a.dst_width = t.width, a.dst_height = t.height;
   a.subsamples = plan.subsamples;
+  a.bicubic = plan.interpolation == Interpolation::Bicubic;
   a.source = source.ptr;
   a.source_mask = source_mask.count > 0 ? source_mask.ptr : nullptr;
   a.target = out.rgba.data();

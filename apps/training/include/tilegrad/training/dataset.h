@@ -22,6 +22,7 @@ struct DatasetOptions {
   // a note says so); 0: never.
   int max_width = 1600;
   UndistortMode undistort = UndistortMode::Crop;  // for images with lens distortion
+  Interpolation interpolation = Interpolation::Bicubic;  // of resampled images (undistortion, non-integer sizes)
   std::string images;  // another image folder (images_2, images_4, ...); "" : the dataset's own
   std::string masks;   // a mask folder (<name>.png; 0 = ignore the pixel); "" : only the dataset's mask_path keys
   bool skip_missing_images = false;  // frames without an image file are left out (with a note), not an error

@@ -19,8 +19,14 @@ enum class UndistortMode {
 const char* to_string(UndistortMode mode);
 UndistortMode undistort_mode_from_string(const std::string& name);  // "crop" or "full"; InvalidArgument else
 
+// How source pixels are interpolated when an image is resampled (element/resample.h).
+enum class Interpolation { Bicubic, Bilinear };
+const char* to_string(Interpolation interpolation);
+Interpolation interpolation_from_string(const std::string& name);  // "bicubic" or "bilinear"
+
 struct ResolutionOptions {
   UndistortMode undistort = UndistortMode::Crop;
+  Interpolation interpolation = Interpolation::Bicubic;
   int downscale = 1;   // integer factor (box filter when nothing else resamples the image)
   int width = 0;       // > 0: training width in pixels, the height keeps the aspect ratio (rounded)
   int max_width = 0;   // > 0, with downscale 1 and no width: images wider than this are scaled to it
@@ -34,7 +40,8 @@ struct ImagePlan {
   raster::Camera undistorted;  // the pinhole camera at the source's pixel density
   raster::Camera target;       // the training camera
   int box_downscale = 0;       // > 0: a pinhole image reduced by this integer factor with the exact box filter
-  int subsamples = 1;          // otherwise: resampled with n x n bilinear samples per pixel
+  int subsamples = 1;          // otherwise: resampled with n x n samples per pixel
+  Interpolation interpolation = Interpolation::Bicubic;
   bool capped = false;         // max_width applied
 };
 

@@ -1,10 +1,12 @@
 // Per-pixel image resampling between cameras (host and device): a target pinhole pixel is split into n x n
 // subsamples; each is a ray through the target camera, distorted by the source lens (element/lens.h) onto the
-// source image and read there with bilinear interpolation (pixel centres at i + 0.5, edges clamped). The pixel
-// is the mean of its subsamples; it is valid when every subsample lands inside the source image and the lens's
-// one-to-one domain and, with a source mask, the mask's mean over the subsamples is at least one half. Invalid
-// pixels are written as zero. Undistortion (n = 1), resizing (n = ceil of the size ratio) and both at once are
-// this one function.
+// source image and read there (pixel centres at i + 0.5, edges clamped) with bicubic interpolation (Keys' cubic
+// convolution, a = -0.5: 4 x 4 taps, exact on quadratics) or bilinear interpolation (2 x 2 taps, what COLMAP's
+// undistorter uses; it blurs by up to a two-pixel box where the grids are half a pixel apart). The pixel is
+// the mean of its subsamples; it is valid when every subsample lands inside the source image and the lens's
+// one-to-one domain and, with a source mask (always read bilinearly), the mask's mean over the subsamples is at
+// least one half. Invalid pixels are written as zero. Undistortion (n = 1), resizing (n = ceil of the size
+// ratio) and both at once are this one function.
 #pragma once
 #include <cstdint>
 
@@ -21,6 +23,7 @@ struct ResampleArgs {
   float dst_fx, dst_fy, dst_cx, dst_cy;     // target pinhole intrinsics
   int dst_width, dst_height;
   int subsamples;                           // per axis, >= 1
+  bool bicubic;                             // else bilinear
   const std::uint8_t* source;               // [src_height, src_width, 4] premultiplied RGBA8
   const std::uint8_t* source_mask;          // [src_height, src_width], 0..255 (null: none)
   std::uint8_t* target;                     // [dst_height, dst_width, 4]
@@ -43,6 +46,37 @@ TG_HD TG_INLINE Taps taps(float q, int n) {
   i0 = i0 < 0 ? 0 : (i0 > n - 1 ? n - 1 : i0);
   i1 = i1 < 0 ? 0 : (i1 > n - 1 ? n - 1 : i1);
   return {i0, i1, w1};
+}
+
+// Keys' cubic convolution weights (a = -0.5) of the taps at offsets -1, 0, 1, 2 for a fraction t in [0, 1).
+TG_HD TG_INLINE void cubic_weights(float t, float w[4]) {
+  const float t2 = t * t, t3 = t2 * t;
+  w[0] = -0.5f * t3 + t2 - 0.5f * t;
+  w[1] = 1.5f * t3 - 2.5f * t2 + 1.0f;
+  w[2] = -1.5f * t3 + 2.0f * t2 + 0.5f * t;
+  w[3] = 0.5f * t3 - 0.5f * t2;
+}
+
+TG_HD TG_INLINE int clamp_index(int i, int n) { return i < 0 ? 0 : (i > n - 1 ? n - 1 : i); }
+
+// Adds the bicubic interpolation of the four channels at continuous (qx, qy) to sum.
+TG_HD TG_INLINE void add_bicubic(const std::uint8_t* source, int width, int height, float qx, float qy,
+                                 float sum[4]) {
+  const float fx = qx - 0.5f, fy = qy - 0.5f;
+  const float flx = floorf(fx), fly = floorf(fy);
+  const int x0 = int(flx) - 1, y0 = int(fly) - 1;
+  float wx[4], wy[4];
+  cubic_weights(fx - flx, wx);
+  cubic_weights(fy - fly, wy);
+  for (int j = 0; j < 4; ++j) {
+    const std::size_t row = std::size_t(clamp_index(y0 + j, height)) * width;
+    float line[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int i = 0; i < 4; ++i) {
+      const std::uint8_t* px = source + 4 * (row + std::size_t(clamp_index(x0 + i, width)));
+      for (int c = 0; c < 4; ++c) line[c] += wx[i] * float(px[c]);
+    }
+    for (int c = 0; c < 4; ++c) sum[c] += wy[j] * line[c];
+  }
 }
 
 }  // namespace resample_detail
@@ -73,9 +107,13 @@ TG_HD TG_INLINE void resample_pixel(const ResampleArgs& a, int x, int y) {
       const std::size_t p00 = row0 + tx.i0, p01 = row0 + tx.i1, p10 = row1 + tx.i0, p11 = row1 + tx.i1;
       const float w00 = (1.0f - tx.w1) * (1.0f - ty.w1), w01 = tx.w1 * (1.0f - ty.w1);
       const float w10 = (1.0f - tx.w1) * ty.w1, w11 = tx.w1 * ty.w1;
-      for (int c = 0; c < 4; ++c)
-        sum[c] += w00 * float(a.source[4 * p00 + c]) + w01 * float(a.source[4 * p01 + c]) +
-                  w10 * float(a.source[4 * p10 + c]) + w11 * float(a.source[4 * p11 + c]);
+      if (a.bicubic) {
+        resample_detail::add_bicubic(a.source, a.src_width, a.src_height, qx, qy, sum);
+      } else {
+        for (int c = 0; c < 4; ++c)
+          sum[c] += w00 * float(a.source[4 * p00 + c]) + w01 * float(a.source[4 * p01 + c]) +
+                    w10 * float(a.source[4 * p10 + c]) + w11 * float(a.source[4 * p11 + c]);
+      }
       if (a.source_mask)
         mask_sum += w00 * float(a.source_mask[p00]) + w01 * float(a.source_mask[p01]) +
                     w10 * float(a.source_mask[p10]) + w11 * float(a.source_mask[p11]);
