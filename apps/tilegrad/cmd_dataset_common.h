@@ -23,7 +23,8 @@ inline void add_dataset_options(CLI::App* cmd, training::DatasetOptions& data, s
 }
 
 // The capture options: image folder, resolution, undistortion, masks, split, missing images (docs/TRAINING.md).
-inline void add_capture_options(CLI::App* cmd, training::DatasetOptions& data, bool with_split = true) {
+// `for_training`: also the options that only matter to training and evaluation (test split, near plane).
+inline void add_capture_options(CLI::App* cmd, training::DatasetOptions& data, bool for_training = true) {
   cmd->add_option("--images", data.images,
                   "Image folder instead of the dataset's own, e.g. images_2, images_4, images_8 (downscaled copies: "
                   "cameras are scaled to them)");
@@ -50,11 +51,16 @@ inline void add_capture_options(CLI::App* cmd, training::DatasetOptions& data, b
   cmd->add_option("--masks", data.masks,
                   "Mask folder: <name>.png per image, dark pixels are ignored by the loss and the metrics "
                   "(transforms files may name masks per frame with mask_path)");
-  if (with_split)
+  if (for_training) {
     cmd->add_option("--test-every", data.test_every,
                     "Hold out every N-th image as a test view when the dataset has no split of its own (0: none; "
                     "default: 8 for COLMAP scenes, with --eval for the others)")
         ->check(CLI::Range(0, 1 << 30));
+    cmd->add_option("--near-plane", data.near_plane,
+                    "Cameras' near plane in world units: nothing closer is rendered (the original 3DGS culls at 0.2)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+  }
   cmd->add_flag("--skip-missing-images", data.skip_missing_images,
                 "Leave out frames whose image file is missing (with a warning) instead of stopping");
 }

@@ -281,6 +281,13 @@ void add_train_command(CLI::App& app) {
                   "Prune Gaussians larger than this fraction of the extent after the first reset (0: off)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  cmd->add_option_function<std::string>(
+         "--densify-visibility",
+         [&c](const std::string& v) { c.densify.opacity_aware_visibility = v == "alpha"; },
+         "Views that count for the mean densification gradient: alpha (the splat reaches a pixel at alpha >= 1/255) "
+         "or footprint (its 3-sigma footprint touches the image, as the original 3DGS and gsplat count)")
+      ->check(CLI::IsMember({"alpha", "footprint"}))
+      ->default_str("alpha");
   cmd->add_option("--max-screen-size", c.densify.max_screen_size,
                   "Prune Gaussians whose footprint radius exceeded this many pixels after the first reset (0: off)")
       ->check(CLI::NonNegativeNumber)

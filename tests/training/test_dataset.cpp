@@ -273,6 +273,11 @@ TEST(Dataset, CaptureWorkflowOptions) {
   EXPECT_EQ(d.train[1].camera.width, 9);
   ASSERT_EQ(d.notes.size(), 1u);
   EXPECT_NE(d.notes[0].find("1 view(s) are wider than 9 pixels"), std::string::npos) << d.notes[0];
+  // The near plane reaches every view.
+  o.near_plane = 0.5f;
+  d = load_dataset(o);
+  EXPECT_EQ(d.train[0].camera.near_plane, 0.5f);
+  o.near_plane = 0.01f;
   // Test views every N-th image.
   o.max_width = 0;
   o.test_every = 2;

@@ -178,7 +178,8 @@ void load_images(std::vector<TrainingView>& views, Device device, bool& has_alph
 }
 
 // The plan of every frame; frames that share intrinsics and lens (one COLMAP camera) share the work.
-std::vector<TrainingView> to_views(const std::vector<io::DatasetFrame>& frames, const ResolutionOptions& ro) {
+std::vector<TrainingView> to_views(const std::vector<io::DatasetFrame>& frames, const ResolutionOptions& ro,
+                                   float near_plane) {
   std::map<std::string, ImagePlan> plans;
   std::vector<TrainingView> views;
   for (const io::DatasetFrame& f : frames) {
@@ -205,6 +206,7 @@ std::vector<TrainingView> to_views(const std::vector<io::DatasetFrame>& frames, 
     for (raster::Camera* pc : {&v.plan.source, &v.plan.undistorted, &v.plan.target}) {
       pc->rotation = c.rotation;
       pc->translation = c.translation;
+      pc->near_plane = near_plane;
     }
     v.camera = v.plan.target;
     views.push_back(std::move(v));
@@ -270,6 +272,7 @@ TrainingDataset load_dataset(const DatasetOptions& o) {
                "test_every must be 0 (no test views), -1 (automatic) or >= 2, got ", o.test_every);
   TG_CHECK_ARG(o.width >= 0 && o.max_width >= 0, "width and max_width must not be negative");
   TG_CHECK_ARG(o.width == 0 || o.downscale == 1, "give a downscale factor or a width, not both");
+  TG_CHECK_ARG(o.near_plane > 0 && std::isfinite(o.near_plane), "near_plane must be positive, got ", o.near_plane);
   require_device(o.device);
   const io::DatasetLayout layout = io::find_dataset(o.path);
   TrainingDataset d;
@@ -282,8 +285,8 @@ TrainingDataset load_dataset(const DatasetOptions& o) {
   ro.downscale = o.downscale;
   ro.width = o.width;
   ro.max_width = o.max_width;
-  d.train = to_views(frames.train, ro);
-  d.test = to_views(frames.test, ro);
+  d.train = to_views(frames.train, ro, o.near_plane);
+  d.test = to_views(frames.test, ro, o.near_plane);
   if (o.load_train_images) load_images(d.train, o.device, d.has_alpha);
   if (o.load_test_images) load_images(d.test, o.device, d.has_alpha);
   add_notes(d, o);

@@ -47,6 +47,7 @@ std::string run_config_json(const TrainConfig& config, const DatasetOptions& dat
   j["data"]["masks"] = data.masks;
   j["data"]["test_every"] = data.test_every;
   j["data"]["skip_missing_images"] = data.skip_missing_images;
+  j["data"]["near_plane"] = data.near_plane;
   return j.dump(2);
 }
 

@@ -173,7 +173,11 @@ bool Trainer::step() {
   const DensifyConfig& dc = m_config.densify;
   const bool densifying = it < dc.until;
   if (densifying)
-    stage(tm.stats, [&] { accumulate_density_stats(m_model, view.camera, settings, grads.mean2d.cview()); });
+    stage(tm.stats, [&] {
+      raster::RasterSettings visibility = settings;
+      if (!dc.opacity_aware_visibility) visibility.thresholds.min_alpha = 0.0f;  // the 3-sigma footprint
+      accumulate_density_stats(m_model, view.camera, visibility, grads.mean2d.cview());
+    });
 
   stage(tm.optimizer, [&] {
     const LearningRates& lr = m_config.lr;

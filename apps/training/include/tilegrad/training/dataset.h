@@ -26,6 +26,8 @@ struct DatasetOptions {
   std::string images;  // another image folder (images_2, images_4, ...); "" : the dataset's own
   std::string masks;   // a mask folder (<name>.png; 0 = ignore the pixel); "" : only the dataset's mask_path keys
   bool skip_missing_images = false;  // frames without an image file are left out (with a note), not an error
+  // The cameras' near plane in world units: Gaussians closer to a camera are not rendered in its view.
+  float near_plane = 0.01f;
   // Test views of datasets without a split of their own: every test_every-th image (indices 0, N, 2N, ...).
   // -1: 8 for COLMAP scenes, else holdout_every with eval and none without; 0: none.
   int test_every = -1;
