@@ -68,13 +68,14 @@ TG_HD TG_INLINE void add_bicubic(const std::uint8_t* source, int width, int heig
   float wx[4], wy[4];
   cubic_weights(fx - flx, wx);
   cubic_weights(fy - fly, wy);
+  std::size_t col[4];
+  for (int i = 0; i < 4; ++i) col[i] = 4 * std::size_t(clamp_index(x0 + i, width));
   for (int j = 0; j < 4; ++j) {
-    const std::size_t row = std::size_t(clamp_index(y0 + j, height)) * width;
-    float line[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    for (int i = 0; i < 4; ++i) {
-      const std::uint8_t* px = source + 4 * (row + std::size_t(clamp_index(x0 + i, width)));
-      for (int c = 0; c < 4; ++c) line[c] += wx[i] * float(px[c]);
-    }
+    const std::uint8_t* row = source + 4 * std::size_t(clamp_index(y0 + j, height)) * std::size_t(width);
+    float line[4];
+    for (int c = 0; c < 4; ++c)
+      line[c] = wx[0] * float(row[col[0] + c]) + wx[1] * float(row[col[1] + c]) + wx[2] * float(row[col[2] + c]) +
+                wx[3] * float(row[col[3] + c]);
     for (int c = 0; c < 4; ++c) sum[c] += wy[j] * line[c];
   }
 }
@@ -102,18 +103,17 @@ TG_HD TG_INLINE void resample_pixel(const ResampleArgs& a, int x, int y) {
         inside = false;
         break;
       }
+      if (a.bicubic) resample_detail::add_bicubic(a.source, a.src_width, a.src_height, qx, qy, sum);
+      if (a.bicubic && !a.source_mask) continue;
       const resample_detail::Taps tx = taps(qx, a.src_width), ty = taps(qy, a.src_height);
       const std::size_t row0 = std::size_t(ty.i0) * a.src_width, row1 = std::size_t(ty.i1) * a.src_width;
       const std::size_t p00 = row0 + tx.i0, p01 = row0 + tx.i1, p10 = row1 + tx.i0, p11 = row1 + tx.i1;
       const float w00 = (1.0f - tx.w1) * (1.0f - ty.w1), w01 = tx.w1 * (1.0f - ty.w1);
       const float w10 = (1.0f - tx.w1) * ty.w1, w11 = tx.w1 * ty.w1;
-      if (a.bicubic) {
-        resample_detail::add_bicubic(a.source, a.src_width, a.src_height, qx, qy, sum);
-      } else {
+      if (!a.bicubic)
         for (int c = 0; c < 4; ++c)
           sum[c] += w00 * float(a.source[4 * p00 + c]) + w01 * float(a.source[4 * p01 + c]) +
                     w10 * float(a.source[4 * p10 + c]) + w11 * float(a.source[4 * p11 + c]);
-      }
       if (a.source_mask)
         mask_sum += w00 * float(a.source_mask[p00]) + w01 * float(a.source_mask[p01]) +
                     w10 * float(a.source_mask[p10]) + w11 * float(a.source_mask[p11]);
