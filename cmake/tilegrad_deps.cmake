@@ -1,5 +1,5 @@
-# Third-party dependencies: Debian packages, or headers staged into .deps/ for a bare GPU machine
-# (scripts/stage_deps). Nothing is downloaded.
+# Third-party dependencies: Debian packages, or headers and static libraries staged into .deps/ for a bare GPU
+# machine (scripts/stage_deps). Nothing is downloaded.
 include_guard(GLOBAL)
 
 set(TILEGRAD_DEPS_DIR "${PROJECT_SOURCE_DIR}/.deps" CACHE PATH "Folder with staged header-only dependencies")
@@ -23,6 +23,14 @@ if(TILEGRAD_BUILD_APPS)
   tilegrad_header_dep(stb stb/stb_image.h)
   tilegrad_header_dep(json nlohmann/json.hpp)
   tilegrad_header_dep(cli11 CLI/CLI.hpp)
+  # Image decoding (docs/ARCHITECTURE.md): libjpeg-turbo and libpng. A staged copy in .deps/ comes first.
+  list(PREPEND CMAKE_PREFIX_PATH "${TILEGRAD_DEPS_DIR}")
+  find_package(JPEG)
+  find_package(PNG)
+  if(NOT JPEG_FOUND OR NOT PNG_FOUND)
+    message(FATAL_ERROR "tilegrad: libjpeg or libpng not found. Run scripts/setup (Debian packages) "
+                        "or stage them with scripts/stage_deps into ${TILEGRAD_DEPS_DIR}.")
+  endif()
 endif()
 
 if(TILEGRAD_BUILD_TESTS)

@@ -6,6 +6,7 @@ set(TILEGRAD_CUDA "AUTO" CACHE STRING "Build the CUDA backend: AUTO (when a CUDA
 set_property(CACHE TILEGRAD_CUDA PROPERTY STRINGS AUTO ON OFF)
 option(TILEGRAD_BUILD_TESTS "Build the GoogleTest suites" ON)
 option(TILEGRAD_BUILD_APPS "Build the tilegrad command-line tool" ON)
+option(TILEGRAD_BUILD_PYTHON "Build the Python extension (python/; `pip install .` turns it on)" OFF)
 option(TILEGRAD_OPENMP "Use OpenMP in the CPU backend" ON)
 
 if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)

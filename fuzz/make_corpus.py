@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """Writes the hand-made seed corpora under fuzz/corpus/<target>/ (valid_* files must be accepted by a reader of
-their target, bad_* files rejected by all; see tests/io/test_corpus_replay.cpp). Standard library only."""
+their target, bad_* files rejected by all; see tests/io/test_corpus_replay.cpp). Standard library only, except
+the JPEG seeds, which need libjpeg-turbo's cjpeg (Debian: libjpeg-turbo-progs) and are skipped without it."""
 import os
+import shutil
 import struct
+import subprocess
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -149,9 +153,101 @@ def mesh_text_seeds():
     write("mesh_text", "bad_counts.off", "OFF\n1000000 1 0\nf 1 2 3\n")
 
 
+def png_chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+
+def png_file(width, height, depth, color_type, rows, extra=b"", interlace=0):
+    """rows: the filtered scanline bytes (filter byte included) of all passes, already laid out."""
+    ihdr = struct.pack(">IIBBBBB", width, height, depth, color_type, 0, 0, interlace)
+    return (b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", ihdr) + extra + png_chunk(b"IDAT", zlib.compress(rows)) +
+            png_chunk(b"IEND", b""))
+
+
+def pattern(x, y, c):
+    return (37 * x + 91 * y + 53 * c + 17) % 256
+
+
+def plain_rows(width, height, channels, bytes_per_sample=1):
+    rows = b""
+    for y in range(height):
+        rows += b"\0"
+        for x in range(width):
+            for c in range(channels):
+                v = pattern(x, y, c)
+                rows += bytes([v] * bytes_per_sample) if bytes_per_sample == 1 else struct.pack(">H", v * 257 + c)
+    return rows
+
+
+def adam7_rows(width, height):
+    """8-bit grey, Adam7 interlaced: each pass's rows, unfiltered."""
+    passes = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
+    out = b""
+    for x0, y0, dx, dy in passes:
+        xs = list(range(x0, width, dx))
+        if not xs:
+            continue
+        for y in range(y0, height, dy):
+            out += b"\0" + bytes(pattern(x, y, 0) for x in xs)
+    return out
+
+
+def image_seeds():
+    write("image", "valid_rgb.png", png_file(16, 12, 8, 2, plain_rows(16, 12, 3)))
+    write("image", "valid_rgba16.png", png_file(5, 4, 16, 6, plain_rows(5, 4, 4, 2)))
+    palette = png_chunk(b"PLTE", bytes(range(12))) + png_chunk(b"tRNS", bytes([0, 128]))
+    rows = b"".join(b"\0" + bytes((x + y) % 4 for x in range(6)) for y in range(5))
+    write("image", "valid_palette_trns.png", png_file(6, 5, 8, 3, rows, palette))
+    write("image", "valid_grey_interlaced.png", png_file(9, 7, 8, 0, adam7_rows(9, 7), interlace=1))
+    rgb = plain_rows(16, 12, 3)
+    write("image", "bad_truncated.png", png_file(16, 12, 8, 2, rgb)[:-40])
+    broken = bytearray(png_file(16, 12, 8, 2, rgb))
+    broken[-20] ^= 0x01  # inside IDAT: its CRC no longer matches
+    write("image", "bad_crc.png", bytes(broken))
+    write("image", "bad_huge.png", png_file(100000, 100000, 8, 2, b"\0" * 16))
+    # BMP: 24-bit, bottom-up, rows padded to 4 bytes.
+    w, h = 7, 5
+    pixels = b"".join(bytes(pattern(x, y, 2 - c) for x in range(w) for c in range(3)) + b"\0" * ((4 - 3 * w % 4) % 4)
+                      for y in reversed(range(h)))
+    header = struct.pack("<2sIHHI", b"BM", 54 + len(pixels), 0, 0, 54)
+    info = struct.pack("<IiiHHIIiiII", 40, w, h, 1, 24, 0, len(pixels), 2835, 2835, 0, 0)
+    write("image", "valid_rgb.bmp", header + info + pixels)
+    # TGA: uncompressed 32-bit BGRA, top-left origin.
+    tga = struct.pack("<BBBHHBHHHHBB", 0, 0, 2, 0, 0, 0, 0, 0, 4, 3, 32, 0x28)
+    tga += b"".join(bytes([pattern(x, y, 2), pattern(x, y, 1), pattern(x, y, 0), 255]) for y in range(3) for x in range(4))
+    write("image", "valid_rgba.tga", tga)
+    write("image", "bad_text.txt", "not an image at all\n")
+    jpeg_seeds()
+
+
+def jpeg_seeds():
+    cjpeg = shutil.which("cjpeg")
+    if not cjpeg:
+        print("cjpeg not found (Debian: libjpeg-turbo-progs): JPEG seeds not written")
+        return
+    w, h = 24, 16
+    ppm = b"P6\n%d %d\n255\n" % (w, h) + bytes(pattern(x, y, c) for y in range(h) for x in range(w) for c in range(3))
+
+    def encode(*options):
+        return subprocess.run([cjpeg, "-quality", "85", *options], input=ppm, stdout=subprocess.PIPE, check=True).stdout
+
+    baseline = encode()
+    write("image", "valid_baseline.jpg", baseline)
+    write("image", "valid_progressive.jpg", encode("-progressive"))
+    write("image", "valid_arithmetic.jpg", encode("-arithmetic"))
+    write("image", "valid_grey.jpg", encode("-grayscale"))
+    write("image", "bad_truncated.jpg", baseline[: len(baseline) * 2 // 3])
+    # A Huffman table whose 16 code counts add up to more than the 256 symbols a table holds (stb_image 2022
+    # wrote past its arrays on this; libjpeg rejects the table).
+    counts = bytes([17] * 16)
+    dht = b"\xff\xc4" + struct.pack(">H", 2 + 1 + 16 + 272) + b"\x00" + counts + bytes(272)
+    write("image", "bad_huffman_counts.jpg", baseline[:2] + dht + baseline[2:])
+
+
 if __name__ == "__main__":
     ply_seeds()
     colmap_binary_seeds()
     colmap_text_seeds()
     transforms_seeds()
     mesh_text_seeds()
+    image_seeds()

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (clang, AddressSanitizer + UndefinedBehaviorSanitizer, leak checks on) and runs
 # each target for a fixed number of executions, starting from the committed seed corpus.
-#   fuzz/run.sh [target...]        targets: ply colmap_binary colmap_text transforms mesh_text (default: all)
+#   fuzz/run.sh [target...]        targets: ply colmap_binary colmap_text transforms mesh_text image (default: all)
 # Environment: FUZZ_RUNS (executions per target, default 1000000), CXX (default clang++-14 or clang++),
 # TILEGRAD_FUZZ_BUILD (build folder, default build/fuzz). New inputs found go to $TILEGRAD_FUZZ_BUILD/corpus/,
 # crashes to $TILEGRAD_FUZZ_BUILD/artifacts/, full logs to $TILEGRAD_FUZZ_BUILD/logs/. Exits non-zero on a finding.
@@ -15,7 +15,7 @@ if [ -z "$cxx" ]; then
   echo "run.sh: clang++ not found (Debian: apt-get install clang-14 libclang-rt-14-dev)" >&2
   exit 1
 fi
-all=(ply colmap_binary colmap_text transforms mesh_text)
+all=(ply colmap_binary colmap_text transforms mesh_text image)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all[@]}"); fi
 
 cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$cxx" >/dev/null

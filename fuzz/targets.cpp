@@ -5,6 +5,7 @@
 
 #include "tilegrad/core/error.h"
 #include "tilegrad/io/colmap.h"
+#include "tilegrad/io/image.h"
 #include "tilegrad/io/mesh_formats.h"
 #include "tilegrad/io/ply.h"
 #include "tilegrad/io/ply_gaussians.h"
@@ -76,6 +77,14 @@ int fuzz_mesh_text(std::string_view bytes) {
   return accepts([&] { io::parse_obj(bytes, "fuzz.obj"); }) + accepts([&] { io::parse_off(bytes, "fuzz.off"); });
 }
 
+// Large enough for every code path (interlacing, progressive scans, subsampling), small enough that a header
+// claiming a huge image is refused quickly instead of decoding megapixels of garbage.
+constexpr std::size_t kFuzzMaxPixels = std::size_t(1) << 16;
+
+int fuzz_image(std::string_view bytes) {
+  return accepts([&] { io::decode_image(bytes, "fuzz-image", kFuzzMaxPixels); });
+}
+
 }  // namespace
 
 const std::vector<Target>& targets() {
@@ -83,7 +92,8 @@ const std::vector<Target>& targets() {
                                           {"colmap_binary", fuzz_colmap_binary},
                                           {"colmap_text", fuzz_colmap_text},
                                           {"transforms", fuzz_transforms},
-                                          {"mesh_text", fuzz_mesh_text}};
+                                          {"mesh_text", fuzz_mesh_text},
+                                          {"image", fuzz_image}};
   return all;
 }
 

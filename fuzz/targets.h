@@ -18,7 +18,8 @@ struct Target {
 
 // ply: the generic PLY reader, then the 3DGS, point-cloud and mesh readers on its result.
 // colmap_binary / colmap_text: the cameras, images and points3D parsers, and the pinhole conversion.
-// transforms: transforms.json without touching images. mesh_text: the OBJ and OFF parsers.
+// transforms: transforms.json without touching images. mesh_text: the OBJ and OFF parsers. image: the image
+// decoder (PNG, JPEG, BMP, TGA) as read_image uses it.
 const std::vector<Target>& targets();
 // Null when no target has that name.
 const Target* find_target(std::string_view name);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "cli_checks.h"
 #include "tilegrad/training/dataset.h"
 
 namespace tilegrad::cli {
@@ -15,7 +16,7 @@ inline void add_dataset_options(CLI::App* cmd, training::DatasetOptions& data, s
   cmd->add_flag("--eval", data.eval,
                 "Hold out every 8th image as test views when the dataset has no split (eval: as its training did)");
   cmd->add_option("--downscale", data.downscale, "Integer image downscale factor")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive())
       ->capture_default_str();
   cmd->add_option("--device", device, "auto, cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
@@ -29,10 +30,10 @@ inline void add_capture_options(CLI::App* cmd, training::DatasetOptions& data, b
                   "Image folder instead of the dataset's own, e.g. images_2, images_4, images_8 (downscaled copies: "
                   "cameras are scaled to them)");
   cmd->add_option("--width", data.width, "Training width in pixels, height by aspect ratio (instead of --downscale)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(checks::non_negative());
   cmd->add_option("--max-width", data.max_width,
                   "Without --downscale or --width, images wider than this are scaled to it (0: keep every width)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(checks::non_negative())
       ->capture_default_str();
   cmd->add_option_function<std::string>(
          "--undistort",
@@ -55,10 +56,10 @@ inline void add_capture_options(CLI::App* cmd, training::DatasetOptions& data, b
     cmd->add_option("--test-every", data.test_every,
                     "Hold out every N-th image as a test view when the dataset has no split of its own (0: none; "
                     "default: 8 for COLMAP scenes, with --eval for the others)")
-        ->check(CLI::Range(0, 1 << 30));
+        ->check(checks::range(0, 1 << 30));
     cmd->add_option("--near-plane", data.near_plane,
                     "Cameras' near plane in world units: nothing closer is rendered (the original 3DGS culls at 0.2)")
-        ->check(CLI::PositiveNumber)
+        ->check(checks::positive())
         ->capture_default_str();
   }
   cmd->add_flag("--skip-missing-images", data.skip_missing_images,

@@ -42,7 +42,8 @@ void run_eval(EvalArgs& a) {
   training::ImageLoss loss(a.data.device);
   const training::RenderSink sink =
       a.save_renders && !a.out.empty() ? training::png_sink(a.out + "/renders/" + a.split) : training::RenderSink{};
-  const training::Evaluation e = training::evaluate_views(rasterizer, loss, scene.view(), views, settings, sink);
+  training::Evaluation e = training::evaluate_views(rasterizer, loss, scene.view(), views, settings, sink);
+  e.split = a.split;
   std::printf("%s: %zu Gaussians, %s views of %s (%zu): PSNR %.2f dB, SSIM %.4f, L1 %.4f (%.2f s)\n", a.ply.c_str(),
               scene.count(), a.split.c_str(), data.root.c_str(), e.views.size(), e.psnr, e.ssim, e.l1, e.seconds);
   if (!a.out.empty()) {
@@ -63,7 +64,7 @@ void add_eval_command(CLI::App& app) {
                   "r,g,b")
       ->capture_default_str();
   cmd->add_option("--sh-degree", a->sh_degree, "SH degree to render with (-1: all stored)")
-      ->check(CLI::Range(-1, 3))
+      ->check(checks::range(-1, 3))
       ->capture_default_str();
   cmd->add_flag("--antialiased", a->antialiased, "Antialiased rasterization (if the scene was trained with it)");
   cmd->add_option("--out", a->out, "Folder for metrics.json (and renders with --save-renders)");

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_checks.h"
 #include "commands.h"
 #include "tilegrad/io/ply_gaussians.h"
 #include "tilegrad/training/config.h"
@@ -72,19 +73,19 @@ void add_make_scene_command(CLI::App& app) {
                                  "(RGBA renders + transforms_{train,test}.json)");
   cmd->add_option("--out", a->out, "Dataset folder to create")->required();
   cmd->add_option("--width", a->views.width, "Image width in pixels")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive())
       ->capture_default_str();
   cmd->add_option("--height", a->views.height, "Image height in pixels")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive())
       ->capture_default_str();
   cmd->add_option("--train-views", a->views.train_views, "Training views (upper hemisphere)")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive())
       ->capture_default_str();
   cmd->add_option("--test-views", a->views.test_views, "Test views (a ring 30 degrees up)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(checks::non_negative())
       ->capture_default_str();
   cmd->add_option("--distance", a->views.camera_distance, "Camera distance from the origin")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive())
       ->capture_default_str();
   cmd->add_option("--seed", a->views.seed, "Seed of the train camera placement")->capture_default_str();
   cmd->add_option("--scene-seed", a->scene_seed, "Seed of the scene's small random jitter")->capture_default_str();
@@ -97,9 +98,9 @@ void add_make_scene_command(CLI::App& app) {
   cmd->add_option("--format", a->format, "Capture layout: colmap (default with --lens), transforms, nerf-synthetic")
       ->check(CLI::IsMember({"colmap", "transforms", "nerf-synthetic"}));
   cmd->add_option("--focal", a->capture.focal, "Capture focal length in pixels (0: from the NeRF-synthetic angle)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(checks::non_negative());
   cmd->add_option("--supersample", a->capture.supersample, "Capture samples per pixel and axis")
-      ->check(CLI::Range(1, 16))
+      ->check(checks::range(1, 16))
       ->capture_default_str();
   cmd->add_option("--points", a->capture.points, "Capture SfM-like points (scene means with colours; 0: none)")
       ->capture_default_str();

@@ -44,8 +44,8 @@ mesh::SolveSettings MeshSolveFlags::settings(mesh::SolveSettings s) const {
 void MeshInputFlags::add_to(CLI::App& app, const std::string& generators) {
   app.add_option("--input,-i", input, "Mesh file (.obj, .off, .ply)");
   app.add_option("--generate", generate, "Generated mesh instead of a file: " + generators);
-  app.add_option("--resolution", resolution, "Generated grid/patch: cells per side")->check(CLI::Range(1, 4096));
-  app.add_option("--subdivisions", subdivisions, "Generated sphere: icosphere subdivisions")->check(CLI::Range(0, 9));
+  app.add_option("--resolution", resolution, "Generated grid/patch: cells per side")->check(checks::range(1, 4096));
+  app.add_option("--subdivisions", subdivisions, "Generated sphere: icosphere subdivisions")->check(checks::range(0, 9));
   app.add_option("--noise", noise, "Generated mesh: random displacement along the normals (fraction of the size)");
   app.add_option("--seed", seed, "Generated mesh: noise seed");
 }

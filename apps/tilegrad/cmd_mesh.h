@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "cli_checks.h"
 #include "tilegrad/io/mesh.h"
 #include "tilegrad/mesh/solve_settings.h"
 

@@ -64,7 +64,7 @@ void add_mesh_parameterize(CLI::App& mesh) {
   a->input.add_to(*cmd, "developable, grid, sphere");
   a->solve.add_to(*cmd, true);
   cmd->add_option("--cut-fraction", a->cut_fraction, "Closed inputs: share of the area the cut-out disk keeps")
-      ->check(CLI::Range(0.01, 0.99));
+      ->check(checks::range(0.01, 0.99));
   cmd->add_option("--output,-o", a->output, "The layout as a flat mesh (u, v, 0) (.obj or .ply)");
   cmd->add_option("--cut-output", a->cut_output, "The 3D disk that was parameterized (closed inputs: the cut patch)");
   cmd->callback([a] {
@@ -92,14 +92,14 @@ void add_mesh_cloth(CLI::App& mesh) {
   auto* cmd = mesh.add_subcommand("cloth", "Square cloth pinned at two corners falling under gravity: mass-spring + "
                                            "discrete-shell bending, implicit Euler solved by Newton; frames as OBJ");
   a->solve.add_to(*cmd, true);
-  cmd->add_option("--resolution", a->cloth.resolution, "Cells per side")->check(CLI::Range(1, 4096));
+  cmd->add_option("--resolution", a->cloth.resolution, "Cells per side")->check(checks::range(1, 4096));
   cmd->add_option("--size", a->cloth.size, "Side length (m)");
   cmd->add_option("--density", a->cloth.density, "Mass per area (kg/m^2)");
   cmd->add_option("--stretch", a->cloth.stretch_stiffness, "Spring stiffness (N per unit strain)");
   cmd->add_option("--bend", a->cloth.bend_stiffness, "Bending stiffness");
   cmd->add_option("--dt", a->cloth.time_step, "Frame time (s)");
-  cmd->add_option("--substeps", a->cloth.substeps, "Implicit Euler steps per frame")->check(CLI::Range(1, 1000));
-  cmd->add_option("--frames", a->cloth.frames, "Frames to simulate")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--substeps", a->cloth.substeps, "Implicit Euler steps per frame")->check(checks::range(1, 1000));
+  cmd->add_option("--frames", a->cloth.frames, "Frames to simulate")->check(checks::non_negative());
   cmd->add_option("--output-dir,-o", a->output_dir, "Folder for frame_NNNN.obj");
   cmd->callback([a] {
     mesh::ClothOptions o = a->cloth;

@@ -16,9 +16,9 @@ void SceneOptions::add_scene_flags(CLI::App& cmd) {
                  "grid:N")
       ->capture_default_str();
   cmd.add_option("--width", width, "Image width in pixels (rescales the camera; needs --height)")
-      ->check(CLI::PositiveNumber);
+      ->check(checks::positive());
   cmd.add_option("--height", height, "Image height in pixels (rescales the camera; needs --width)")
-      ->check(CLI::PositiveNumber);
+      ->check(checks::positive());
   cmd.add_option("--device", device, "cpu, cuda, or auto (cuda when available)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
@@ -29,15 +29,15 @@ void SceneOptions::add_render_flags(CLI::App& cmd) {
                  "primary (emission + unshadowed shading), direct (shadow rays to sampled lights), path (bounces)")
       ->check(CLI::IsMember({"primary", "direct", "path"}))
       ->capture_default_str();
-  cmd.add_option("--depth", depth, "Path vertices for --integrator path (1..3)")->check(CLI::Range(1, 3))->capture_default_str();
-  cmd.add_option("--spp", spp, "Samples per pixel")->check(CLI::Range(1, 65536))->capture_default_str();
+  cmd.add_option("--depth", depth, "Path vertices for --integrator path (1..3)")->check(checks::range(1, 3))->capture_default_str();
+  cmd.add_option("--spp", spp, "Samples per pixel")->check(checks::range(1, 65536))->capture_default_str();
   cmd.add_option("--seed", seed, "Sampler seed (the same seed replays the same paths)")->capture_default_str();
   cmd.add_flag("--soft", soft, "Soft visibility (smooth coverage of every sphere; primary rays, <= 16 spheres)");
   cmd.add_option("--softness", softness, "Soft visibility: edge width in world units")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive())
       ->capture_default_str();
   cmd.add_option("--depth-softness", depth_softness, "Soft visibility: depth-order blending width in world units")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive())
       ->capture_default_str();
 }
 
@@ -63,7 +63,7 @@ void GradientOptions::add_flags(CLI::App& cmd) {
   cmd.add_flag("--interior-only", interior_only, "Drop the boundary (edge sampling) term: AD of the samples alone");
   cmd.add_flag("--boundary-only", boundary_only, "Drop the interior term: edge sampling alone");
   cmd.add_option("--edge-density", edge_density, "Edge samples per pixel of visible silhouette length")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive())
       ->capture_default_str();
 }
 

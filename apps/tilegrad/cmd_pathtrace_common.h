@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_checks.h"
 #include "tilegrad/core/device.h"
 #include "tilegrad/pathtracer/renderer.h"
 

@@ -103,7 +103,7 @@ void add_gradcheck_command(CLI::App& pathtrace) {
   a->gradient.add_flags(*cmd);
   cmd->add_option("--spheres", a->spheres, "Sphere indices to check (default: all)");
   cmd->add_option("--fd-step", a->step, "Finite-difference step: fraction of the radius (geometry) or of the value")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive())
       ->capture_default_str();
   cmd->callback([a] { run_gradcheck(*a); });
 }

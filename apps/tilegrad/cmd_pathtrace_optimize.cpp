@@ -131,21 +131,21 @@ void add_optimize_command(CLI::App& pathtrace) {
       ->check(CLI::IsMember({"primary", "direct", "path"}))
       ->capture_default_str();
   cmd->add_option("--width", a->scene.width, "Image width (rescales the camera; needs --height; default 128)")
-      ->check(CLI::PositiveNumber);
+      ->check(checks::positive());
   cmd->add_option("--height", a->scene.height, "Image height (rescales the camera; needs --width; default 128)")
-      ->check(CLI::PositiveNumber);
+      ->check(checks::positive());
   cmd->add_option("--device", a->scene.device, "cpu, cuda, or auto (cuda when available)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
   a->gradient.add_flags(*cmd);
-  cmd->add_option("--iterations", a->iterations, "Adam iterations (default 200)")->check(CLI::PositiveNumber);
-  cmd->add_option("--lr", a->lr, "First learning rate (default 0.03)")->check(CLI::PositiveNumber);
+  cmd->add_option("--iterations", a->iterations, "Adam iterations (default 200)")->check(checks::positive());
+  cmd->add_option("--lr", a->lr, "First learning rate (default 0.03)")->check(checks::positive());
   cmd->add_option("--lr-final", a->lr_final, "Last learning rate, exponential decay (default 0.01)")
-      ->check(CLI::PositiveNumber);
+      ->check(checks::positive());
   cmd->add_option("--spp", a->spp, "Samples per pixel of the target and of every iteration (default 4)")
-      ->check(CLI::PositiveNumber);
+      ->check(checks::positive());
   cmd->add_option("--out", a->out, "Folder for target.png, iter_NNNN.png, recovered.json and loss.csv");
-  cmd->add_option("--every", a->every, "Write every N-th iteration's image")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--every", a->every, "Write every N-th iteration's image")->check(checks::positive())->capture_default_str();
   cmd->add_flag("--check", a->check, "Exit with status 3 unless the parameters are recovered within 1% of the radius");
   cmd->callback([a] { run_optimize(*a); });
 }

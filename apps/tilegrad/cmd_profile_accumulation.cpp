@@ -69,11 +69,11 @@ void add_accumulation_workload(CLI::App& profile) {
   acc->add_option("--count", args->count, "Contributions per case (default 2^24 on CUDA, 2^20 on CPU)");
   acc->add_option("--keys", args->keys, "Numbers of distinct keys (default 1 16 256 4096 1048576)");
   acc->add_option("--patterns", args->patterns, "Key patterns: random, coherent");
-  acc->add_option("--widths", args->widths, "Row widths D (1..32)")->check(CLI::Range(1, 32));
+  acc->add_option("--widths", args->widths, "Row widths D (1..32)")->check(checks::range(1, 32));
   acc->add_option("--strategies", args->strategies,
                   "Strategies (default all): atomic warp-aggregated sort-reduce owned");
-  acc->add_option("--warmup", args->warmup, "Untimed runs before timing")->check(CLI::NonNegativeNumber);
-  acc->add_option("--reps", args->reps, "Timed runs; the median is reported")->check(CLI::PositiveNumber);
+  acc->add_option("--warmup", args->warmup, "Untimed runs before timing")->check(checks::non_negative());
+  acc->add_option("--reps", args->reps, "Timed runs; the median is reported")->check(checks::positive());
   acc->add_option("--out", args->out, "Folder for accumulation.json and accumulation.md");
   acc->add_flag("--json", args->json_stdout, "Print JSON on stdout (progress goes to stderr)");
   acc->callback([args] { run_accumulation(*args); });

@@ -62,8 +62,8 @@ void add_mesh_workload(CLI::App& profile) {
                                             "cloth-1000)");
   cmd->add_option("--energies", args->energies,
                   "uniform cotangent symmetric-dirichlet springs bending (default: all)");
-  cmd->add_option("--warmup", args->warmup, "Untimed runs before timing")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--reps", args->reps, "Timed runs; the median is reported")->check(CLI::PositiveNumber);
+  cmd->add_option("--warmup", args->warmup, "Untimed runs before timing")->check(checks::non_negative());
+  cmd->add_option("--reps", args->reps, "Timed runs; the median is reported")->check(checks::positive());
   cmd->add_flag("--no-psd", args->no_psd, "Skip the Hessian with per-element PSD projection");
   cmd->add_option("--out", args->out, "Folder for mesh.json and mesh.md");
   cmd->add_flag("--export-inputs", args->export_inputs,

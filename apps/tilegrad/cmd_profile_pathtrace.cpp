@@ -219,16 +219,16 @@ void add_pathtrace_workload(CLI::App& profile) {
   cmd->add_option("--device", a->device, "cpu, cuda or auto (cuda when available)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
-  cmd->add_option("--width", a->width, "Image width (default 1920 on CUDA, 320 on CPU)")->check(CLI::PositiveNumber);
-  cmd->add_option("--height", a->height, "Image height (default 1080 on CUDA, 180 on CPU)")->check(CLI::PositiveNumber);
-  cmd->add_option("--spp", a->spp, "Samples per pixel (default 1 16)")->check(CLI::PositiveNumber);
+  cmd->add_option("--width", a->width, "Image width (default 1920 on CUDA, 320 on CPU)")->check(checks::positive());
+  cmd->add_option("--height", a->height, "Image height (default 1080 on CUDA, 180 on CPU)")->check(checks::positive());
+  cmd->add_option("--spp", a->spp, "Samples per pixel (default 1 16)")->check(checks::positive());
   cmd->add_option("--spheres", a->spheres, "Numbers of grid spheres (default 1 16 256 4096 65536; CPU: up to 4096)");
   cmd->add_option("--strategies", a->strategies, "Strategies (default all): atomic warp-aggregated sort-reduce owned");
   cmd->add_option("--integrator", a->integrator, "primary, direct or path")
       ->check(CLI::IsMember({"primary", "direct", "path"}))
       ->capture_default_str();
-  cmd->add_option("--warmup", a->warmup, "Untimed runs before timing")->check(CLI::NonNegativeNumber)->capture_default_str();
-  cmd->add_option("--reps", a->reps, "Timed runs; the median is reported")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--warmup", a->warmup, "Untimed runs before timing")->check(checks::non_negative())->capture_default_str();
+  cmd->add_option("--reps", a->reps, "Timed runs; the median is reported")->check(checks::positive())->capture_default_str();
   cmd->add_option("--out", a->out, "Folder for pathtrace.json and pathtrace.md");
   cmd->add_flag("--json", a->json_stdout, "Print JSON on stdout (progress goes to stderr)");
   cmd->callback([a] { run_pathtrace_profile(*a); });

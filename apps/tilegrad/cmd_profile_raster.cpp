@@ -86,20 +86,20 @@ void add_raster_workload(CLI::App& profile) {
   cmd->add_option("--points", a->points, "Point cloud .ply of the garden grid workload (garden_points/points.ply)");
   cmd->add_option("--ply", a->ply, "A 3DGS .ply scene instead of the garden grid");
   cmd->add_option("--transforms", a->transforms, "transforms.json whose frame --frame is the camera")->required();
-  cmd->add_option("--grid", a->grids, "Grid sizes G (odd) of the garden workload")->check(CLI::PositiveNumber);
+  cmd->add_option("--grid", a->grids, "Grid sizes G (odd) of the garden workload")->check(checks::positive());
   cmd->add_option("--frame", a->frame, "Camera frame index");
   cmd->add_option("--seed", a->seed, "Seed of the random Gaussian attributes");
   cmd->add_option("--colors", a->colors, "sh (degree 3), rgb (precomputed) or both")
       ->check(CLI::IsMember({"sh", "rgb", "both"}));
   cmd->add_option("--modes", a->modes, "Backward accumulation modes (default all)");
   cmd->add_option("--device", a->device, "cpu, cuda or auto")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  cmd->add_option("--warmup", a->warmup, "Untimed runs before timing")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--reps", a->reps, "Timed runs (median reported)")->check(CLI::PositiveNumber);
+  cmd->add_option("--warmup", a->warmup, "Untimed runs before timing")->check(checks::non_negative());
+  cmd->add_option("--reps", a->reps, "Timed runs (median reported)")->check(checks::positive());
   cmd->add_flag("--antialiased", a->antialiased, "Antialiased EWA mode");
   cmd->add_option("--record-limit", a->record_limit_mib,
                   "MiB the Owned backward's per-instance records may take at once (CUDA; 0: no limit): above it "
                   "the tiles run in strips of tile rows")
-      ->check(CLI::NonNegativeNumber);
+      ->check(checks::non_negative());
   cmd->add_option("--out", a->out, "Folder for raster.json and raster.md");
   cmd->callback([a] { run_raster(*a); });
 }

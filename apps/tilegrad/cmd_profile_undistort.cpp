@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.h"
 #include "commands.h"
 #include "tilegrad/core/error.h"
 #include "tilegrad/profiling/report.h"
@@ -124,16 +125,16 @@ void add_undistort_workload(CLI::App& profile) {
                                      "Time to undistort N synthetic images of W x H through a lens model (CPU threads "
                                      "or the CUDA kernel)");
   cmd->add_option("--device", a->device, "cpu, cuda or auto")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  cmd->add_option("--images", a->images, "Number of images")->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_option("--width", a->width, "Source width")->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_option("--height", a->height, "Source height")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--images", a->images, "Number of images")->check(checks::positive())->capture_default_str();
+  cmd->add_option("--width", a->width, "Source width")->check(checks::positive())->capture_default_str();
+  cmd->add_option("--height", a->height, "Source height")->check(checks::positive())->capture_default_str();
   cmd->add_option("--model", a->model, "COLMAP lens model (OPENCV, FULL_OPENCV, OPENCV_FISHEYE, FOV, ...)")
       ->capture_default_str();
   cmd->add_option("--params", a->params, "The model's distortion parameters (default: typical values)");
   cmd->add_option("--mode", a->mode, "crop or full")->check(CLI::IsMember({"crop", "full"}))->capture_default_str();
   cmd->add_option("--target-width", a->target_width, "Resize to this width as well (0: keep)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--warmup", a->warmup, "Untimed images first")->check(CLI::NonNegativeNumber);
+      ->check(checks::non_negative());
+  cmd->add_option("--warmup", a->warmup, "Untimed images first")->check(checks::non_negative());
   cmd->add_option("--out", a->out, "Folder for undistort.json");
   cmd->callback([a] { run_profile(*a); });
 }

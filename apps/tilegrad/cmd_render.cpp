@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,7 @@ struct RenderArgs {
   int orbit = 0, width = 0, height = 0, sh_degree = -1;
   float elevation = 25.0f, fov = 40.0f, distance = 0.0f;
   std::vector<float> up = {0.0f, 0.0f, 1.0f};
-  bool depth = false, alpha = false, antialiased = false;
+  bool depth = false, alpha = false, antialiased = false, pfm = false;
 };
 
 struct Frame {
@@ -124,6 +125,28 @@ std::vector<Frame> dataset_frames(const RenderArgs& a, bool& images_have_alpha) 
   return frames;
 }
 
+// Host bytes a render of `pixels` needs at least: the rasterizer's image, alpha, depth and per-pixel blending
+// state (24 B), and writing the PNG (a float copy, 8-bit pixels and the encoded file: 20 B).
+constexpr double kRenderBytesPerPixel = 44.0;
+
+// Refuses, before any work, a frame larger than this machine's memory (instead of failing in an allocation).
+void check_render_memory(const std::vector<Frame>& frames) {
+  double largest = 0;
+  const Frame* frame = nullptr;
+  for (const Frame& f : frames) {
+    const double pixels = double(f.camera.width) * double(f.camera.height);
+    if (pixels > largest) largest = pixels, frame = &f;
+  }
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (!frame || pages <= 0 || page <= 0) return;
+  const double needed = largest * kRenderBytesPerPixel, total = double(pages) * double(page);
+  if (needed > total || largest > double(std::numeric_limits<int>::max()))
+    throw InvalidArgument(detail::concat("a ", frame->camera.width, "x", frame->camera.height,
+                                         " render needs about ", needed / double(1 << 30), " GiB of memory, more than "
+                                         "this machine's ", total / double(1 << 30), " GiB: choose a smaller "
+                                         "--width/--height"));
+}
+
 void run_render(const RenderArgs& a) {
   TG_CHECK_ARG(a.dataset.empty() != (a.orbit == 0), "give exactly one of --dataset DIR or --orbit N");
   training::TrainConfig bg;
@@ -134,6 +157,7 @@ void run_render(const RenderArgs& a) {
   // Auto: as for evaluation with a dataset; white for orbits (synthetic scenes, the usual subject of orbits).
   bool images_have_alpha = true;
   const std::vector<Frame> frames = a.orbit > 0 ? orbit_frames(a, scene) : dataset_frames(a, images_have_alpha);
+  check_render_memory(frames);
   raster::RasterSettings settings;
   training::evaluation_background(bg, images_have_alpha, settings.background);
   settings.sh_degree = a.sh_degree;
@@ -152,6 +176,11 @@ void run_render(const RenderArgs& a) {
     const std::string base = a.out + "/" + f.name;
     training::write_image_png(base + ".png", out.image, f.camera.width, f.camera.height, 3);
     if (a.alpha) training::write_image_png(base + "_alpha.png", out.alpha, f.camera.width, f.camera.height, 1);
+    if (a.pfm) {  // the exact float image (tests compare other renderers with it)
+      io::Image exact(f.camera.width, f.camera.height, 3);
+      exact.pixels = out.image.to_vector();
+      io::write_pfm(base + ".pfm", exact);
+    }
     if (a.depth) training::write_depth_png(base + "_depth.png", out.depth, out.alpha, f.camera.width, f.camera.height);
     std::printf("%srender %zu/%zu %s.png (%dx%d) %.1f ms%s", tty ? "\r" : "", i + 1, frames.size(), f.name.c_str(),
                 f.camera.width, f.camera.height, ms, tty ? "   " : "\n");
@@ -170,28 +199,29 @@ void add_render_command(CLI::App& app) {
   cmd->add_option("--split", a->split, "Dataset views: test (its own split, or every 8th image), train or all")
       ->check(CLI::IsMember({"test", "train", "all"}))
       ->capture_default_str();
-  cmd->add_option("--orbit", a->orbit, "Render N views on a circle around the scene")->check(CLI::PositiveNumber);
+  cmd->add_option("--orbit", a->orbit, "Render N views on a circle around the scene")->check(checks::positive());
   cmd->add_option("--out", a->out, "Output folder")->required();
   cmd->add_option("--width", a->width, "Image width (dataset: rescales its cameras; orbit default 800)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--height", a->height, "Image height (default: keeps the aspect ratio)")->check(CLI::PositiveNumber);
+      ->check(checks::positive());
+  cmd->add_option("--height", a->height, "Image height (default: keeps the aspect ratio)")->check(checks::positive());
   cmd->add_option("--elevation", a->elevation, "Orbit: degrees above the horizontal plane")->capture_default_str();
   cmd->add_option("--fov", a->fov, "Orbit: horizontal field of view in degrees")
-      ->check(CLI::Range(1.0, 170.0))
+      ->check(checks::range(1.0, 170.0))
       ->capture_default_str();
   cmd->add_option("--distance", a->distance, "Orbit: camera distance from the centre (0: fit the scene)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(checks::non_negative())
       ->capture_default_str();
   cmd->add_option("--up", a->up, "Orbit: up direction (x y z)")->expected(3)->capture_default_str();
   cmd->add_option("--background", a->background,
                   "auto (dataset: white for images with alpha, else black; orbit: white), white, black or r,g,b")
       ->capture_default_str();
   cmd->add_option("--sh-degree", a->sh_degree, "SH degree to render with (-1: all stored)")
-      ->check(CLI::Range(-1, 3))
+      ->check(checks::range(-1, 3))
       ->capture_default_str();
   cmd->add_flag("--antialiased", a->antialiased, "Antialiased rasterization");
   cmd->add_flag("--depth", a->depth, "Also write <name>_depth.png (near bright, far dark)");
   cmd->add_flag("--alpha", a->alpha, "Also write <name>_alpha.png");
+  cmd->add_flag("--pfm", a->pfm, "Also write the float image as <name>.pfm");
   cmd->add_option("--device", a->device, "auto, cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();

@@ -1,40 +1,35 @@
 // `tilegrad train`: a dataset folder in, a trained 3DGS scene out (point_cloud.ply, cameras.json, config.json,
-// train_log.jsonl, checkpoint.bin, test renders, metrics.json), with a progress bar and Ctrl-C checkpointing.
+// train_log.jsonl, checkpoint.bin, test renders, metrics.json), with a progress bar, periodic checkpoints, and a
+// checkpoint on SIGINT, SIGTERM or SIGHUP. The output folder and every option are checked before data is loaded.
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cmd_dataset_common.h"
+#include "cli_checks.h"
 #include "commands.h"
+#include "stop_signals.h"
 #include "tilegrad/core/error.h"
 #include "tilegrad/core/memory.h"
 #include "tilegrad/io/ply_gaussians.h"
 #include "tilegrad/training/outputs.h"
+#include "tilegrad/training/run_folder.h"
 #include "tilegrad/training/trainer.h"
 
 namespace tilegrad::cli {
 namespace {
 
-volatile std::sig_atomic_t g_interrupted = 0;
-
-extern "C" void on_interrupt(int) {
-  if (g_interrupted) std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
-  g_interrupted = 1;
-}
-
 struct TrainArgs {
   training::DatasetOptions data;
   training::TrainConfig config;
   std::string out, device = "auto", accumulation = "owned", background = "auto", resume;
-  bool resume_flag = false, save_renders = true;
+  bool resume_flag = false, overwrite = false, save_renders = true;
   std::vector<int> eval_at, save_at;  // iterations of periodic evaluations and saves
 };
 
@@ -44,6 +39,20 @@ void check_periodic_iterations(const std::vector<int>& list, int iterations, con
     if (it < 1 || it > iterations)
       throw CLI::ValidationError(option, std::to_string(it) + " is not an iteration of this run (1.." +
                                              std::to_string(iterations) + ")");
+}
+
+// The command that continues this run: the same arguments, with --resume instead of --overwrite.
+std::string resume_command() {
+  std::string out;
+  bool has_resume = false;
+  for (const std::string& arg : command_line()) {
+    if (arg == "--overwrite") continue;
+    has_resume = has_resume || arg == "--resume" || arg.rfind("--resume-from", 0) == 0;
+    const bool plain = arg.find_first_not_of(
+                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == std::string::npos;
+    out += (out.empty() ? "" : " ") + (plain && !arg.empty() ? arg : "'" + arg + "'");
+  }
+  return has_resume ? out : out + " --resume";
 }
 
 std::string format_duration(double seconds) {
@@ -81,12 +90,6 @@ void print_progress(const training::Progress& p, bool tty) {
   std::fflush(stdout);
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::trunc);
-  f << text << "\n";
-  if (!f) throw IoError(path + ": cannot write");
-}
-
 void run_train(TrainArgs& a) {
   a.config.device = training::device_from_option(a.device);
   a.config.accumulation = parse_accumulation(a.accumulation);
@@ -95,8 +98,12 @@ void run_train(TrainArgs& a) {
   check_periodic_iterations(a.eval_at, a.config.iterations, "--eval-at");
   check_periodic_iterations(a.save_at, a.config.iterations, "--save-at");
   a.data.device = a.config.device;
-  std::filesystem::create_directories(a.out);
-  const std::string checkpoint = a.out + "/checkpoint.bin";
+  training::RunFolderOptions folder;
+  folder.resume = a.resume_flag || !a.resume.empty();
+  folder.overwrite = a.overwrite;
+  folder.resume_from = a.resume;
+  training::check_run_folder(a.out, folder);
+  const std::string checkpoint = training::checkpoint_path(a.out);
   const std::string resume_from = !a.resume.empty() ? a.resume : (a.resume_flag ? checkpoint : "");
 
   std::printf("tilegrad train on %s (%s accumulation)\n",
@@ -111,6 +118,11 @@ void run_train(TrainArgs& a) {
   print_dataset_notes(data);
 
   training::Trainer trainer(a.config, data);
+  if (a.overwrite) {
+    const std::vector<std::string> removed = training::clear_previous_run(a.out);
+    if (!removed.empty()) std::printf("--overwrite: removed %zu outputs of the earlier run in %s\n", removed.size(),
+                                      a.out.c_str());
+  }
   if (!resume_from.empty()) {
     trainer.resume(resume_from);
     std::printf("resumed from %s at iteration %d (%zu Gaussians)\n", resume_from.c_str(), trainer.iteration(),
@@ -119,7 +131,7 @@ void run_train(TrainArgs& a) {
     trainer.initialize();
     std::printf("initialised %zu Gaussians\n", trainer.model().count());
   }
-  write_text(a.out + "/config.json", training::run_config_json(a.config, a.data));
+  training::write_text_file(a.out + "/config.json", training::run_config_json(a.config, a.data) + "\n");
   const bool on_test = !data.test.empty();
   const auto& views = on_test ? data.test : data.train;
   const std::string split = on_test ? "test" : "train";
@@ -137,10 +149,10 @@ void run_train(TrainArgs& a) {
 
   std::ofstream log(a.out + "/train_log.jsonl", resume_from.empty() ? std::ios::trunc : std::ios::app);
   const bool tty = isatty(fileno(stdout));
-  g_interrupted = 0;
-  auto previous = std::signal(SIGINT, on_interrupt);
+  // Signals stop training between iterations; outside training (loading, final evaluation) they act as usual.
+  std::optional<StopSignals> signals(std::in_place);
   training::Trainer::RunHooks hooks;
-  hooks.stop = [] { return g_interrupted != 0; };
+  hooks.stop = [&] { return signals->requested(); };
   hooks.report = [&](const training::Progress& p) {
     print_progress(p, tty);
     log << training::progress_json_line(p) << "\n" << std::flush;
@@ -162,23 +174,16 @@ void run_train(TrainArgs& a) {
                   trainer.model().count());
     }
   };
-  bool finished = false;
-  try {
-    finished = trainer.run(hooks);
-  } catch (...) {
-    std::signal(SIGINT, previous);
-    throw;
-  }
-  std::signal(SIGINT, previous);
+  const bool finished = trainer.run(hooks);
   if (tty) std::printf("\n");
   trainer.save_checkpoint(checkpoint);
   if (!finished) {
-    std::printf(
-        "interrupted at iteration %d: checkpoint written to %s; continue with the same options and "
-        "--resume\n",
-        trainer.iteration(), checkpoint.c_str());
-    throw CLI::RuntimeError(130);
+    std::printf("%s at iteration %d: checkpoint written to %s; continue with\n  %s\n", signals->name(),
+                trainer.iteration(), checkpoint.c_str(), resume_command().c_str());
+    std::fflush(stdout);
+    throw CLI::RuntimeError(signals->exit_status());
   }
+  signals.reset();
 
   const training::StageTimes t = trainer.stage_times();
   std::printf("trained %d iterations in %.1f s (%s): %zu Gaussians\n", trainer.iteration(), trainer.training_seconds(),
@@ -187,16 +192,23 @@ void run_train(TrainArgs& a) {
       "per iteration: render %.3f ms, loss %.3f ms, backward %.3f ms, optimizer %.3f ms, densify %.3f ms "
       "(sum %.3f ms)\n",
       t.render, t.loss, t.backward, t.optimizer, t.densify, t.total());
+  const training::CheckpointStats& ck = trainer.checkpoint_stats();
+  std::printf("checkpoints: %d, training waited %.2f s for them (%.2f%% of the training time; not included in it)\n",
+              ck.count,
+              ck.seconds, trainer.training_seconds() > 0 ? 100.0 * ck.seconds / trainer.training_seconds() : 0.0);
   io::write_gaussians_ply(a.out + "/point_cloud.ply", trainer.model().params);
 
-  const training::Evaluation e = trainer.evaluate(
+  training::Evaluation e = trainer.evaluate(
       views, a.save_renders ? training::png_sink(a.out + "/renders/" + split) : training::RenderSink{});
+  e.split = split;
   training::RunSummary summary;
   summary.iterations = trainer.iteration();
   summary.training_seconds = trainer.training_seconds();
   summary.gaussians = trainer.model().count();
   summary.peak_gpu_bytes = a.config.device == Device::Cuda ? memory::stats(Device::Cuda).peak : 0;
   summary.times = t;
+  summary.checkpoints = trainer.checkpoint_stats();
+  summary.segments = trainer.segments();
   summary.device = a.config.device == Device::Cuda ? cuda_device_description() : "cpu";
   summary.dataset = data.root;
   training::write_metrics_json(a.out + "/metrics.json", e, &summary);
@@ -218,7 +230,7 @@ void add_train_command(CLI::App& app) {
   add_dataset_options(cmd, a->data, a->device);
   add_capture_options(cmd, a->data);
   cmd->add_option("--out", a->out, "Output folder")->required();
-  cmd->add_option("--iters", c.iterations, "Training iterations")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--iters", c.iterations, "Training iterations")->check(checks::positive())->capture_default_str();
   cmd->add_option("--accumulation", a->accumulation,
                   "Backward accumulation: owned (deterministic, default), sort-reduce (deterministic), warp, atomic")
       ->capture_default_str();
@@ -228,45 +240,45 @@ void add_train_command(CLI::App& app) {
                   "auto (white for images with alpha, else black), white, black, random (per step) or r,g,b")
       ->capture_default_str();
   cmd->add_option("--sh-degree", c.sh_degree, "Spherical-harmonics degree trained (0..3)")
-      ->check(CLI::Range(0, 3))
+      ->check(checks::range(0, 3))
       ->capture_default_str();
   cmd->add_option("--sh-degree-every", c.sh_degree_every, "Iterations between SH degree increases")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive())
       ->capture_default_str();
   cmd->add_option("--lambda-dssim", c.lambda_dssim, "Weight of (1 - SSIM) in the loss")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(checks::range(0.0, 1.0))
       ->capture_default_str();
   cmd->add_flag("--antialiased", c.antialiased, "Antialiased rasterization (opacity compensation)");
   cmd->add_option("--init-points", c.init_points, "Random initial points when the dataset has none")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive())
       ->capture_default_str();
   cmd->add_option("--init-extent", c.init_half_size,
                   "Half size of the random-point cube (0: 1.3 for NeRF-synthetic, else the camera extent)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(checks::non_negative())
       ->capture_default_str();
   cmd->add_option("--init-opacity", c.init_opacity, "Initial opacity")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(checks::range(0.0, 1.0))
       ->capture_default_str();
   // Learning rates (3DGS defaults).
   cmd->add_option("--lr-position", c.lr.position, "Initial position learning rate (x scene extent)")
-      ->capture_default_str();
+      ->check(checks::positive())->capture_default_str();
   cmd->add_option("--lr-position-final", c.lr.position_final, "Final position learning rate (x scene extent)")
-      ->capture_default_str();
+      ->check(checks::positive())->capture_default_str();
   cmd->add_option("--lr-position-steps", c.lr.position_steps, "Iterations of the position decay (0: --iters)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(checks::non_negative())
       ->capture_default_str();
-  cmd->add_option("--lr-sh-dc", c.lr.sh_dc, "SH DC learning rate")->capture_default_str();
-  cmd->add_option("--lr-sh-rest", c.lr.sh_rest, "Higher SH bands learning rate")->capture_default_str();
-  cmd->add_option("--lr-opacity", c.lr.opacity, "Opacity learning rate")->capture_default_str();
-  cmd->add_option("--lr-scale", c.lr.scale, "Scale learning rate")->capture_default_str();
-  cmd->add_option("--lr-rotation", c.lr.rotation, "Rotation learning rate")->capture_default_str();
-  cmd->add_option("--adam-eps", c.adam.eps, "Adam epsilon")->capture_default_str();
+  cmd->add_option("--lr-sh-dc", c.lr.sh_dc, "SH DC learning rate")->check(checks::positive())->capture_default_str();
+  cmd->add_option("--lr-sh-rest", c.lr.sh_rest, "Higher SH bands learning rate")->check(checks::non_negative())->capture_default_str();
+  cmd->add_option("--lr-opacity", c.lr.opacity, "Opacity learning rate")->check(checks::positive())->capture_default_str();
+  cmd->add_option("--lr-scale", c.lr.scale, "Scale learning rate")->check(checks::positive())->capture_default_str();
+  cmd->add_option("--lr-rotation", c.lr.rotation, "Rotation learning rate")->check(checks::positive())->capture_default_str();
+  cmd->add_option("--adam-eps", c.adam.eps, "Adam epsilon")->check(checks::positive())->capture_default_str();
   // Densification.
   cmd->add_option("--densify-from", c.densify.from, "First densification after this iteration")->capture_default_str();
   cmd->add_option("--densify-until", c.densify.until, "No densification, statistics or opacity reset from here")
       ->capture_default_str();
   cmd->add_option("--densify-every", c.densify.every, "Iterations between densifications")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive())
       ->capture_default_str();
   cmd->add_option("--densify-grad", c.densify.grad_threshold, "Mean view-space gradient threshold (NDC units)")
       ->capture_default_str();
@@ -275,11 +287,11 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--min-opacity", c.densify.min_opacity, "Prune below this opacity")->capture_default_str();
   cmd->add_option("--opacity-reset-every", c.densify.opacity_reset_every,
                   "Iterations between opacity resets (0: never)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(checks::non_negative())
       ->capture_default_str();
   cmd->add_option("--max-world-size", c.densify.max_world_size,
                   "Prune Gaussians larger than this fraction of the extent after the first reset (0: off)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(checks::non_negative())
       ->capture_default_str();
   cmd->add_option_function<std::string>(
          "--densify-visibility",
@@ -290,19 +302,27 @@ void add_train_command(CLI::App& app) {
       ->default_str("alpha");
   cmd->add_option("--max-screen-size", c.densify.max_screen_size,
                   "Prune Gaussians whose footprint radius exceeded this many pixels after the first reset (0: off)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(checks::non_negative())
       ->capture_default_str();
   // Bookkeeping.
   cmd->add_option("--log-every", c.log_every, "Iterations between progress reports and log lines")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive())
       ->capture_default_str();
-  cmd->add_option("--checkpoint-every", c.checkpoint_every, "Iterations between checkpoints (0: at the end only)")
-      ->check(CLI::NonNegativeNumber)
+  cmd->add_option("--checkpoint-every", c.checkpoint_every,
+                  "Iterations between checkpoints (0: none but at the end and on interruption)")
+      ->check(checks::non_negative())
+      ->capture_default_str();
+  cmd->add_option("--checkpoint-minutes", c.checkpoint_minutes,
+                  "Also checkpoint after this much wall time since the last one (0: by iterations only)")
+      ->check(checks::non_negative())
       ->capture_default_str();
   cmd->add_option("--timing-every", c.timing_every, "GPU stage timing samples one iteration in this many")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive())
       ->capture_default_str();
-  cmd->add_flag("--resume", a->resume_flag, "Continue from OUT/checkpoint.bin (same options as the first run)");
+  cmd->add_flag("--resume", a->resume_flag,
+                "Continue from OUT/checkpoint.bin (same options and data as the first run: checked)");
+  cmd->add_flag("--overwrite", a->overwrite,
+                "Replace the earlier run in OUT: its outputs (checkpoint, .ply, metrics, logs, renders) are deleted");
   cmd->add_option("--resume-from", a->resume, "Continue from this checkpoint file");
   cmd->add_flag("!--no-renders", a->save_renders, "Do not write the test renders");
   cmd->add_option("--eval-at", a->eval_at,

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cmd_dataset_common.h"
+#include "cli_checks.h"
 #include "commands.h"
 #include "tilegrad/core/error.h"
 #include "tilegrad/training/config.h"
@@ -46,7 +47,7 @@ void add_undistort_command(CLI::App& app) {
                                  "with PINHOLE cameras, for tools that need undistorted images (3DGS, gsplat)");
   cmd->add_option("--data", a->data.path, "Dataset folder")->required();
   cmd->add_option("--downscale", a->data.downscale, "Integer image downscale factor")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive())
       ->capture_default_str();
   cmd->add_option("--device", a->device, "Where images are resampled: auto, cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))

@@ -3,7 +3,10 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
 #include <vector>
+
+#include "cli_checks.h"
 
 namespace tilegrad::cli {
 
@@ -15,6 +18,9 @@ std::vector<std::pair<const char*, CommandFactory>>& command_registry();
 struct RegisterCommand {
   RegisterCommand(const char* name, CommandFactory factory) { command_registry().emplace_back(name, factory); }
 };
+
+// The process's arguments (argv), for messages that repeat a command (how to resume a training run).
+std::vector<std::string>& command_line();
 
 // Workloads of `tilegrad profile <workload>`: factories receive the `profile` subcommand.
 std::vector<std::pair<const char*, CommandFactory>>& profile_registry();

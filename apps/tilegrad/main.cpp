@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <string>
 
 #include "commands.h"
 #include "tilegrad/core/config.h"
@@ -15,6 +16,10 @@ namespace tilegrad::cli {
 std::vector<std::pair<const char*, CommandFactory>>& command_registry() {
   static std::vector<std::pair<const char*, CommandFactory>> registry;
   return registry;
+}
+std::vector<std::string>& command_line() {
+  static std::vector<std::string> args;
+  return args;
 }
 std::vector<std::pair<const char*, CommandFactory>>& profile_registry() {
   static std::vector<std::pair<const char*, CommandFactory>> registry;
@@ -29,6 +34,19 @@ void add_profile_command(CLI::App& app) {
   auto& workloads = profile_registry();
   std::sort(workloads.begin(), workloads.end(), [](const auto& a, const auto& b) { return std::strcmp(a.first, b.first) < 0; });
   for (const auto& [name, factory] : workloads) factory(*profile);
+}
+
+// An unknown command, said so with the list of commands (CLI11 would only report an unexpected argument).
+bool reject_unknown_command(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return false;
+  std::string names;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->get_name() == argv[1]) return false;
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  }
+  std::fprintf(stderr, "tilegrad: unknown command '%s'; the commands are: %s (tilegrad COMMAND --help for each)\n",
+               argv[1], names.c_str());
+  return true;
 }
 }  // namespace
 }  // namespace tilegrad::cli
@@ -47,6 +65,8 @@ int main(int argc, char** argv) {
   std::sort(registry.begin(), registry.end(), [](const auto& a, const auto& b) { return std::strcmp(a.first, b.first) < 0; });
   for (const auto& [name, factory] : registry) factory(app);
   tilegrad::cli::add_profile_command(app);
+  if (tilegrad::cli::reject_unknown_command(app, argc, argv)) return 1;
+  tilegrad::cli::command_line().assign(argv, argv + argc);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Error& e) {  // parse errors, --help, and commands ending with an exit status

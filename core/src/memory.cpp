@@ -49,7 +49,10 @@ void* allocate(Device device, std::size_t bytes) {
   if (bytes == 0) return nullptr;
   if (device == Device::Cpu) {
     void* base = std::aligned_alloc(kHeader, ((bytes + 2 * kHeader - 1) / kHeader) * kHeader);
-    if (!base) throw std::bad_alloc();
+    if (!base)
+      throw Error(detail::concat("out of host memory: cannot allocate ", double(bytes) / double(1 << 20), " MiB (",
+                                 double(counter(device).current.load()) / double(1 << 20),
+                                 " MiB already held by tilegrad buffers)"));
     *static_cast<std::size_t*>(base) = bytes;
     track_alloc(device, bytes);
     return static_cast<char*>(base) + kHeader;

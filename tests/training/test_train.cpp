@@ -1,15 +1,19 @@
 // End-to-end training on the CPU: the test PSNR of the tiny default scene rises, runs are bit-identical for a
-// seed, a resumed run equals an uninterrupted one, checkpoints round-trip and reject other settings.
+// seed, a resumed run equals an uninterrupted one, checkpoints round-trip, reject other settings or data and
+// detect corruption, times add up across resumes, periodic checkpoints, configuration problems, metrics.json.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 
 #include "fixtures.h"
 #include "test_support.h"
 #include "tilegrad/io/ply_gaussians.h"
 #include "tilegrad/training/checkpoint.h"
+#include "tilegrad/training/fingerprint.h"
+#include "tilegrad/training/outputs.h"
 #include "tilegrad/training/trainer.h"
 
 using namespace tilegrad;
@@ -174,4 +178,190 @@ TEST(Train, DensifyVisibilityRuleDecidesWhichViewsCount) {
     EXPECT_EQ(views[0], 1.0f);
     EXPECT_EQ(views[1], opacity_aware ? 0.0f : 1.0f);
   }
+}
+
+TEST(Train, AFlippedBitInACheckpointIsDetected) {
+  const TrainingDataset data = tiny_dataset();
+  test::TempDir dir;
+  Trainer trainer(test::tiny_config(20), data);
+  trainer.initialize();
+  trainer.run({});
+  const std::string ckpt = dir.file("c.bin");
+  trainer.save_checkpoint(ckpt);
+  std::string bytes = file_bytes(ckpt);
+  for (const std::size_t at : {bytes.size() / 2, bytes.size() - 20, std::size_t(200)}) {
+    std::string flipped = bytes;
+    flipped[at] = char(flipped[at] ^ 0x10);
+    std::ofstream(dir.file("flipped.bin"), std::ios::binary) << flipped;
+    try {
+      load_checkpoint(dir.file("flipped.bin"));
+      ADD_FAILURE() << "a flipped bit at byte " << at << " was loaded";
+    } catch (const IoError& e) {
+      EXPECT_NE(std::string(e.what()).find("flipped.bin"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NO_THROW(load_checkpoint(ckpt));
+}
+
+TEST(Train, TimesAreCumulativeAcrossResumes) {
+  const TrainingDataset data = tiny_dataset();
+  test::TempDir dir;
+  Trainer first(test::tiny_config(60), data);
+  first.initialize();
+  first.run({});
+  const std::string ckpt = dir.file("c.bin");
+  first.save_checkpoint(ckpt);
+  const StageTimes t = first.stage_times();
+  ASSERT_GT(first.training_seconds(), 0.0);
+
+  // A finished run resumed: nothing to train, and the run's figures are the first segment's.
+  Trainer finished(test::tiny_config(60), data);
+  finished.resume(ckpt);
+  EXPECT_TRUE(finished.run({}));
+  EXPECT_EQ(finished.training_seconds(), first.training_seconds());
+  EXPECT_EQ(finished.stage_times().render, t.render);
+  EXPECT_EQ(finished.stage_times().backward, t.backward);
+  EXPECT_EQ(finished.checkpoint_stats().count, 1);  // the one written above, with its time
+  EXPECT_GT(finished.checkpoint_stats().seconds, 0.0);
+  ASSERT_EQ(finished.segments().size(), 2u);
+  EXPECT_EQ(finished.segments()[0].last_iteration, 60);
+  EXPECT_EQ(finished.segments()[1].first_iteration, 60);
+
+  // Resumed into a longer run: the time grows from the first segment's.
+  TrainConfig longer_config = test::tiny_config(90);
+  longer_config.densify.until = 60;  // as the first segment's schedule
+  Trainer longer(longer_config, data);
+  longer.resume(ckpt);
+  EXPECT_TRUE(longer.run({}));
+  EXPECT_GT(longer.training_seconds(), first.training_seconds());
+  ASSERT_EQ(longer.segments().size(), 2u);
+  EXPECT_EQ(longer.segments()[1].last_iteration, 90);
+  EXPECT_NEAR(longer.segments()[0].seconds + longer.segments()[1].seconds, longer.training_seconds(), 1e-9);
+}
+
+TEST(Train, CheckpointsArePeriodicByDefaultByIterationsAndByWallTime) {
+  const TrainConfig defaults;
+  EXPECT_EQ(defaults.checkpoint_every, 5000);
+  EXPECT_EQ(defaults.checkpoint_minutes, 10.0f);
+  const TrainingDataset data = tiny_dataset();
+  test::TempDir dir;
+  Trainer::RunHooks hooks;
+  hooks.checkpoint_path = dir.file("c.bin");
+  TrainConfig by_iterations = test::tiny_config(60);
+  by_iterations.checkpoint_every = 25;
+  by_iterations.checkpoint_minutes = 0;
+  Trainer a(by_iterations, data);
+  a.initialize();
+  a.run(hooks);
+  EXPECT_EQ(a.checkpoint_stats().count, 2);  // at 25 and 50; the end's is the caller's
+  EXPECT_EQ(load_checkpoint(hooks.checkpoint_path).iteration, 50);
+
+  TrainConfig by_time = test::tiny_config(30);
+  by_time.checkpoint_every = 100000;
+  by_time.checkpoint_minutes = 1e-7f;  // due after every iteration
+  Trainer b(by_time, data);
+  b.initialize();
+  b.run(hooks);
+  EXPECT_EQ(b.checkpoint_stats().count, 29);
+  EXPECT_EQ(load_checkpoint(hooks.checkpoint_path).iteration, 29);
+
+  by_time.checkpoint_every = 0;  // off: no periodic checkpoint, whatever the time
+  Trainer c(by_time, data);
+  c.initialize();
+  c.run(hooks);
+  EXPECT_EQ(c.checkpoint_stats().count, 0);
+}
+
+// Periodic checkpoints are written from a host copy on a background thread: the file holds the model of the
+// iteration it was taken at (the same bytes a synchronous write gives), and a write that fails is reported by
+// run(), not lost.
+TEST(Train, BackgroundCheckpointsHoldTheirIterationAndReportFailures) {
+  const TrainingDataset data = tiny_dataset();
+  test::TempDir dir;
+  TrainConfig config = test::tiny_config(20);
+  config.checkpoint_every = 10;
+  config.checkpoint_minutes = 0;
+  config.lr.position_steps = 20;  // the same schedule for the 10-iteration run below
+  Trainer::RunHooks hooks;
+  hooks.checkpoint_path = dir.file("periodic.bin");
+  Trainer a(config, data);
+  a.initialize();
+  config.iterations = 10;
+  Trainer b(config, data);
+  b.initialize();
+  a.run(hooks);  // 20 iterations: the periodic checkpoint is taken at 10
+  b.run({});
+  b.save_checkpoint(dir.file("sync.bin"));
+  const Checkpoint periodic = load_checkpoint(hooks.checkpoint_path), sync = load_checkpoint(dir.file("sync.bin"));
+  EXPECT_EQ(periodic.iteration, 10);
+  EXPECT_EQ(periodic.model.params.means.to_vector(), sync.model.params.means.to_vector());
+  EXPECT_EQ(periodic.model.adam_v.sh.to_vector(), sync.model.adam_v.sh.to_vector());
+
+  Trainer::RunHooks broken;
+  broken.checkpoint_path = dir.file("missing_folder/c.bin");
+  TrainConfig periodic_config = test::tiny_config(20);
+  periodic_config.checkpoint_every = 10;
+  periodic_config.checkpoint_minutes = 0;
+  Trainer d(periodic_config, data);
+  d.initialize();
+  EXPECT_THROW(d.run(broken), IoError);
+}
+
+TEST(Train, ConfigurationProblemsAreAllListedReadably) {
+  TrainConfig c = test::tiny_config(10);
+  EXPECT_TRUE(c.problems().empty());
+  c.adam.eps = 0;  // once trained to the end and wrote a NaN checkpoint
+  c.lr.opacity = std::nanf("");
+  c.iterations = 0;
+  c.init_opacity = 1;
+  const std::vector<std::string> p = c.problems();
+  ASSERT_EQ(p.size(), 4u);
+  EXPECT_EQ(p[0], "iterations must be >= 1, got 0");
+  EXPECT_EQ(p[1], "lr.opacity must be positive and finite, got nan");
+  EXPECT_EQ(p[2], "adam.eps must be positive and finite, got 0");
+  EXPECT_EQ(p[3], "init_opacity must be in (0, 1), got 1");
+  try {
+    c.validate();
+    ADD_FAILURE() << "validate must throw";
+  } catch (const InvalidArgument& e) {
+    for (const std::string& line : p) EXPECT_NE(std::string(e.what()).find(line), std::string::npos) << e.what();
+  }
+}
+
+TEST(Train, FingerprintDifferencesNameTheViewsAndFields) {
+  TrainingDataset data = tiny_dataset();
+  const std::string saved = dataset_fingerprint(data);
+  EXPECT_TRUE(fingerprint_differences(saved, saved).empty());
+  data.train[1].camera.fx *= 2;
+  const std::string moved_name = data.test[0].name;
+  data.test.erase(data.test.begin());
+  const std::vector<std::string> d = fingerprint_differences(saved, dataset_fingerprint(data));
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_NE(d[0].find("train view '" + data.train[1].name + "': fx"), std::string::npos) << d[0];
+  EXPECT_EQ(d[1], "test views: 4 -> 3");
+  EXPECT_EQ(d[2], "test view '" + moved_name + "': missing from this dataset");
+  for (auto& v : data.train) v.camera.cx += 1;
+  // 12 train views moved (one with fx too), the test count and the missing test view: 14 lines, 5 shown.
+  EXPECT_EQ(fingerprint_differences(saved, dataset_fingerprint(data), 5).back(), "... and 9 more");
+}
+
+TEST(Train, MetricsJsonNamesItsSplitAndViewCount) {
+  const TrainingDataset data = tiny_dataset();
+  test::TempDir dir;
+  Trainer trainer(test::tiny_config(10), data);
+  trainer.initialize();
+  trainer.run({});
+  Evaluation e = trainer.evaluate(data.test);
+  EXPECT_THROW(write_metrics_json(dir.file("m.json"), e, nullptr), InvalidArgument);  // which split?
+  e.split = "test";
+  RunSummary s;
+  s.training_seconds = trainer.training_seconds();
+  s.checkpoints = trainer.checkpoint_stats();
+  s.segments = trainer.segments();
+  write_metrics_json(dir.file("m.json"), e, &s);
+  const nlohmann::json j = nlohmann::json::parse(file_bytes(dir.file("m.json")));
+  EXPECT_EQ(j.at("split"), "test");
+  EXPECT_EQ(j.at("views"), data.test.size());
+  EXPECT_EQ(j.at("segments").size(), 1u);
+  EXPECT_EQ(j.at("checkpoints").at("count"), 0);
 }

@@ -1,5 +1,6 @@
 // COLMAP model writing (.bin or .txt): the layouts the parsers of colmap_binary.cpp / colmap_text.cpp read, and
-// COLMAP itself, the original 3DGS and gsplat. Images are written without 2D points, points without tracks.
+// COLMAP itself, the original 3DGS and gsplat. Images are written without 2D points, points without tracks; each
+// file is replaced atomically.
 #include <cmath>
 #include <filesystem>
 
@@ -7,6 +8,7 @@
 #include "colmap_records.h"
 #include "io_util.h"
 #include "ply_write.h"
+#include "tilegrad/io/atomic_file.h"
 #include "tilegrad/io/colmap.h"
 
 namespace tilegrad::io {
@@ -72,9 +74,7 @@ void write_binary(const std::string& dir, const ColmapModel& m) {
   for (const auto& [name, bytes] : {std::pair<const char*, const std::string*>{"cameras.bin", &cams},
                                     {"images.bin", &ims},
                                     {"points3D.bin", &pts}}) {
-    internal::OutputFile f((std::filesystem::path(dir) / name).string());
-    f.write(*bytes);
-    f.close();
+    write_file_atomically((std::filesystem::path(dir) / name).string(), *bytes);
   }
 }
 
@@ -108,9 +108,7 @@ void write_text(const std::string& dir, const ColmapModel& m) {
   for (const auto& [name, text] : {std::pair<const char*, const std::string*>{"cameras.txt", &cams},
                                    {"images.txt", &ims},
                                    {"points3D.txt", &pts}}) {
-    internal::OutputFile f((std::filesystem::path(dir) / name).string());
-    f.write(*text);
-    f.close();
+    write_file_atomically((std::filesystem::path(dir) / name).string(), *text);
   }
 }
 

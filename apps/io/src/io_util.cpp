@@ -25,20 +25,6 @@ std::string read_file(const std::string& path) {
   return bytes;
 }
 
-OutputFile::OutputFile(const std::string& path) : m_path(path), m_file(path, std::ios::binary | std::ios::trunc) {
-  if (!m_file) fail(path, "cannot open for writing");
-}
-
-void OutputFile::write(std::string_view bytes) {
-  m_file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!m_file) fail(m_path, "write failed (disk full?)");
-}
-
-void OutputFile::close() {
-  m_file.close();
-  if (!m_file) fail(m_path, "write failed when closing the file");
-}
-
 namespace {
 
 // from_chars rejects a leading '+', which some writers emit.

@@ -2,7 +2,6 @@
 // number parsing and range-checked narrowing.
 #pragma once
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <string_view>
 
@@ -27,19 +26,6 @@ bool parse_uint64(std::string_view token, std::uint64_t& out);
 
 // double -> float without undefined behaviour: finite values beyond the float range become +-infinity.
 float to_float(double value);
-
-// A file opened for binary writing; every failure is an IoError naming it.
-class OutputFile {
- public:
-  explicit OutputFile(const std::string& path);
-  void write(std::string_view bytes);
-  // Flushes and closes; call it so that a failed final write is reported (the destructor cannot throw).
-  void close();
-
- private:
-  std::string m_path;
-  std::ofstream m_file;
-};
 
 // "NaN", "inf" or "-inf" for messages about non-finite values.
 const char* non_finite_name(double value);

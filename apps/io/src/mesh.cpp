@@ -9,6 +9,7 @@
 
 #include "byte_stream.h"
 #include "io_util.h"
+#include "tilegrad/io/atomic_file.h"
 #include "ply_write.h"
 #include "tilegrad/io/mesh_formats.h"
 
@@ -68,9 +69,9 @@ void write_obj(const std::string& path, const TriangleMesh& mesh) {
   for (std::size_t t = 0; t < mesh.triangle_count(); ++t)  // OBJ indices are 1-based
     text += "f " + std::to_string(mesh.triangles[t * 3] + 1) + " " + std::to_string(mesh.triangles[t * 3 + 1] + 1) +
             " " + std::to_string(mesh.triangles[t * 3 + 2] + 1) + "\n";
-  internal::OutputFile out(path);
+  AtomicFile out(path);
   out.write(text);
-  out.close();
+  out.commit();
 }
 
 void write_ply(const std::string& path, const TriangleMesh& mesh, bool binary) {
@@ -103,9 +104,9 @@ void write_ply(const std::string& path, const TriangleMesh& mesh, bool binary) {
                std::to_string(mesh.triangles[t * 3 + 2]) + "\n";
     }
   }
-  internal::OutputFile out(path);
+  AtomicFile out(path);
   out.write(bytes);
-  out.close();
+  out.commit();
 }
 
 }  // namespace tilegrad::io

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io_util.h"
+#include "tilegrad/io/atomic_file.h"
 #include "ply_columns.h"
 #include "ply_write.h"
 
@@ -159,7 +160,7 @@ void write_gaussians_ply(const std::string& path, const raster::GaussiansView& v
 
   PlyElement vertex{"vertex", n, {}};
   for (const std::string& name : names) vertex.properties.push_back({name, PlyType::Float32, false, PlyType::Uint8});
-  internal::OutputFile out(path);
+  AtomicFile out(path);
   out.write(internal::ply_header_text(PlyFormat::BinaryLittleEndian, {vertex}));
   constexpr std::size_t kRowsPerWrite = 16384;
   std::string chunk;
@@ -172,7 +173,7 @@ void write_gaussians_ply(const std::string& path, const raster::GaussiansView& v
     }
   }
   out.write(chunk);
-  out.close();
+  out.commit();
 }
 
 void write_gaussians_ply(const std::string& path, const raster::Gaussians& gaussians) {

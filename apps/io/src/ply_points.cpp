@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "io_util.h"
+#include "tilegrad/io/atomic_file.h"
 #include "ply_columns.h"
 #include "ply_write.h"
 
@@ -77,9 +78,9 @@ void write_points_ply(const std::string& path, const PointCloud& points) {
     internal::append_floats_le(bytes, &points.positions[i * 3], 3);
     if (points.has_colors()) bytes.append(reinterpret_cast<const char*>(&points.colors[i * 3]), 3);
   }
-  internal::OutputFile out(path);
+  AtomicFile out(path);
   out.write(bytes);
-  out.close();
+  out.commit();
 }
 
 }  // namespace tilegrad::io

@@ -1,15 +1,17 @@
-// Checkpoint file: "TGCKPT01", then little-endian fields: iteration, adam step, SH degree, count, version,
-// configuration text, and every per-Gaussian array (parameters, moments, statistics) with its length.
+// Checkpoint file: "TGCKPT02", then little-endian fields: byte-order mark, iteration, adam step, SH degree,
+// count, version, configuration and dataset fingerprint texts, every per-Gaussian array (parameters, moments,
+// statistics) with its length, the run-state text, and last a 64-bit checksum (checksum.h) of all preceding
+// bytes.
 #include "tilegrad/training/checkpoint.h"
 
 #include <array>
-#include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <vector>
 
+#include "checksum.h"
 #include "tilegrad/core/error.h"
+#include "tilegrad/io/atomic_file.h"
 
 namespace tilegrad::training {
 
@@ -17,7 +19,8 @@ using detail::concat;
 
 namespace {
 
-constexpr char kMagic[8] = {'T', 'G', 'C', 'K', 'P', 'T', '0', '1'};
+constexpr char kMagic[8] = {'T', 'G', 'C', 'K', 'P', 'T', '0', '2'};
+constexpr char kMagicPrefix[6] = {'T', 'G', 'C', 'K', 'P', 'T'};
 
 std::array<const Buffer<float>*, 5> fields(const raster::Gaussians& g) {
   return {&g.means, &g.log_scales, &g.quats, &g.opacity_logits, &g.sh};
@@ -28,23 +31,33 @@ std::array<Buffer<float>*, 5> fields(raster::Gaussians& g) {
 
 class Writer {
  public:
-  explicit Writer(std::ofstream& f) : m_f(f) {}
+  explicit Writer(io::AtomicFile& f) : m_f(f) {}
+  void bytes(const void* data, std::size_t n) {
+    m_f.write(data, n);
+    m_sum.add(data, n);
+  }
   template <class T>
   void scalar(T v) {
-    m_f.write(reinterpret_cast<const char*>(&v), sizeof(T));
+    bytes(&v, sizeof(T));
   }
   void text(const std::string& s) {
     scalar<std::uint64_t>(s.size());
-    m_f.write(s.data(), std::streamsize(s.size()));
+    bytes(s.data(), s.size());
   }
   void floats(const Buffer<float>& b) {
     const std::vector<float> host = b.to_vector();
     scalar<std::uint64_t>(host.size());
-    m_f.write(reinterpret_cast<const char*>(host.data()), std::streamsize(host.size() * sizeof(float)));
+    bytes(host.data(), host.size() * sizeof(float));
+  }
+  // The checksum of everything written so far, then the file is complete.
+  void finish() {
+    const std::uint64_t sum = m_sum.value();
+    m_f.write(&sum, sizeof(sum));
   }
 
  private:
-  std::ofstream& m_f;
+  io::AtomicFile& m_f;
+  Checksum m_sum;
 };
 
 class Reader {
@@ -76,7 +89,18 @@ class Reader {
     read(host.data(), n * sizeof(float), what);
     return Buffer<float>::from(host, Device::Cpu);
   }
-  bool at_end() const { return m_left == 0; }
+  // Reads the trailing checksum and compares it with the bytes read before it.
+  void check_sum() {
+    const std::uint64_t computed = m_sum.value();
+    std::uint64_t stored = 0;
+    need(sizeof(stored), "checksum");
+    m_f.read(reinterpret_cast<char*>(&stored), sizeof(stored));
+    if (!m_f) throw IoError(concat(m_path, ": read failed (checksum)"));
+    m_left -= sizeof(stored);
+    if (m_left != 0) throw IoError(concat(m_path, ": unexpected data after the checkpoint"));
+    if (stored != computed)
+      throw IoError(concat(m_path, ": checksum mismatch: the checkpoint is corrupt (changed after it was written)"));
+  }
   std::uint64_t bytes_left() const { return m_left; }
 
  private:
@@ -87,11 +111,13 @@ class Reader {
     need(bytes, what);
     m_f.read(static_cast<char*>(dst), std::streamsize(bytes));
     if (!m_f) throw IoError(concat(m_path, ": read failed (", what, ")"));
+    m_sum.add(dst, bytes);
     m_left -= bytes;
   }
   std::ifstream& m_f;
   std::string m_path;
   std::uint64_t m_left = 0;
+  Checksum m_sum;
 };
 
 const char* const kFieldNames[5] = {"means", "log_scales", "quats", "opacity_logits", "sh"};
@@ -99,31 +125,25 @@ const char* const kFieldNames[5] = {"means", "log_scales", "quats", "opacity_log
 }  // namespace
 
 void save_checkpoint(const std::string& path, const GaussianModel& model, std::int64_t iteration,
-                     const std::string& config_json) {
-  const std::filesystem::path target(path);
-  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
-  const std::string temp = path + ".partial";
-  {
-    std::ofstream f(temp, std::ios::binary | std::ios::trunc);
-    if (!f) throw IoError(concat(temp, ": cannot open for writing"));
-    Writer w(f);
-    f.write(kMagic, sizeof(kMagic));
-    w.scalar<std::uint32_t>(0x01020304u);  // byte-order mark
-    w.scalar<std::int64_t>(iteration);
-    w.scalar<std::int64_t>(model.adam_step);
-    w.scalar<std::int32_t>(model.params.sh_degree);
-    w.scalar<std::uint64_t>(model.count());
-    w.scalar<std::uint64_t>(model.params.version);
-    w.text(config_json);
-    for (const raster::Gaussians* g : {&model.params, &model.adam_m, &model.adam_v})
-      for (const Buffer<float>* b : fields(*g)) w.floats(*b);
-    for (const Buffer<float>* b : {&model.grad_accum, &model.view_count, &model.max_radius}) w.floats(*b);
-    f.flush();
-    if (!f) throw IoError(concat(temp, ": write failed"));
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) throw IoError(concat(path, ": cannot replace the checkpoint (", ec.message(), ")"));
+                     const std::string& config_json, const std::string& data_json,
+                     const std::function<std::string()>& state_json) {
+  io::AtomicFile f(path);
+  Writer w(f);
+  w.bytes(kMagic, sizeof(kMagic));
+  w.scalar<std::uint32_t>(0x01020304u);  // byte-order mark
+  w.scalar<std::int64_t>(iteration);
+  w.scalar<std::int64_t>(model.adam_step);
+  w.scalar<std::int32_t>(model.params.sh_degree);
+  w.scalar<std::uint64_t>(model.count());
+  w.scalar<std::uint64_t>(model.params.version);
+  w.text(config_json);
+  w.text(data_json);
+  for (const raster::Gaussians* g : {&model.params, &model.adam_m, &model.adam_v})
+    for (const Buffer<float>* b : fields(*g)) w.floats(*b);
+  for (const Buffer<float>* b : {&model.grad_accum, &model.view_count, &model.max_radius}) w.floats(*b);
+  w.text(state_json ? state_json() : std::string());
+  w.finish();
+  f.commit();
 }
 
 Checkpoint load_checkpoint(const std::string& path) {
@@ -132,7 +152,11 @@ Checkpoint load_checkpoint(const std::string& path) {
   Reader r(f, path);
   char magic[sizeof(kMagic)] = {};
   for (char& c : magic) c = r.scalar<char>("header");
-  if (std::memcmp(magic, kMagic, sizeof(kMagic)) != 0) throw IoError(concat(path, ": not a tilegrad checkpoint"));
+  if (std::memcmp(magic, kMagicPrefix, sizeof(kMagicPrefix)) != 0)
+    throw IoError(concat(path, ": not a tilegrad checkpoint"));
+  if (std::memcmp(magic, kMagic, sizeof(kMagic)) != 0)
+    throw IoError(concat(path, ": checkpoint format ", std::string(magic + 6, 2), " is not this version's (",
+                         std::string(kMagic + 6, 2), "): start the run afresh"));
   if (r.scalar<std::uint32_t>("header") != 0x01020304u)
     throw IoError(concat(path, ": checkpoint written with another byte order"));
   Checkpoint c;
@@ -145,6 +169,7 @@ Checkpoint load_checkpoint(const std::string& path) {
     throw IoError(
         concat(path, ": corrupt header (iteration ", c.iteration, ", SH degree ", degree, ", ", count, " Gaussians)"));
   c.config_json = r.text("configuration");
+  c.data_json = r.text("dataset fingerprint");
   const std::uint64_t widths[5] = {3, 3, 4, 1, std::uint64_t(3 * (degree + 1) * (degree + 1))};
   for (raster::Gaussians* g : {&c.model.params, &c.model.adam_m, &c.model.adam_v}) {
     g->sh_degree = degree;
@@ -154,7 +179,8 @@ Checkpoint load_checkpoint(const std::string& path) {
   c.model.params.version = version;
   for (Buffer<float>* b : {&c.model.grad_accum, &c.model.view_count, &c.model.max_radius})
     *b = r.floats(count, "densification statistics");
-  if (!r.at_end()) throw IoError(concat(path, ": unexpected data after the checkpoint"));
+  c.state_json = r.text("run state");
+  r.check_sum();
   return c;
 }
 

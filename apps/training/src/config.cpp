@@ -23,29 +23,81 @@ const char* to_string(BackgroundMode m) {
   }
   return "auto";
 }
-bool positive(float x) { return std::isfinite(x) && x > 0; }
+// Readable numbers for messages: shortest form that round-trips (no 300-digit bounds).
+std::string show(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.9g", x);
+  return buf;
+}
+
+class Checks {
+ public:
+  std::vector<std::string> out;
+  void at_least(const char* name, double value, double min) {
+    if (!(value >= min)) out.push_back(std::string(name) + " must be >= " + show(min) + ", got " + show(value));
+  }
+  void positive(const char* name, double value) {
+    if (!(std::isfinite(value) && value > 0))
+      out.push_back(std::string(name) + " must be positive and finite, got " + show(value));
+  }
+  void non_negative(const char* name, double value) {
+    if (!(std::isfinite(value) && value >= 0))
+      out.push_back(std::string(name) + " must be >= 0 and finite, got " + show(value));
+  }
+  // value in [lo, hi], or with an open end excluded.
+  void between(const char* name, double value, double lo, double hi, bool open_lo = false, bool open_hi = false) {
+    const bool ok = (open_lo ? value > lo : value >= lo) && (open_hi ? value < hi : value <= hi);
+    if (!ok)
+      out.push_back(std::string(name) + " must be in " + (open_lo ? "(" : "[") + show(lo) + ", " + show(hi) +
+                    (open_hi ? ")" : "]") + ", got " + show(value));
+  }
+};
 }  // namespace
 
+std::vector<std::string> TrainConfig::problems() const {
+  Checks c;
+  c.at_least("iterations", iterations, 1);
+  c.between("sh_degree", sh_degree, 0, 3);
+  c.at_least("sh_degree_every", sh_degree_every, 1);
+  c.between("lambda_dssim", lambda_dssim, 0, 1);
+  c.positive("lr.position", lr.position);
+  c.positive("lr.position_final", lr.position_final);
+  c.at_least("lr.position_steps", lr.position_steps, 0);
+  c.positive("lr.sh_dc", lr.sh_dc);
+  c.non_negative("lr.sh_rest", lr.sh_rest);
+  c.positive("lr.opacity", lr.opacity);
+  c.positive("lr.scale", lr.scale);
+  c.positive("lr.rotation", lr.rotation);
+  c.between("adam.beta1", adam.beta1, 0, 1, false, true);
+  c.between("adam.beta2", adam.beta2, 0, 1, false, true);
+  c.positive("adam.eps", adam.eps);  // 0 divides by zero where a moment is zero: NaN parameters
+  c.at_least("densify.from", densify.from, 0);
+  c.at_least("densify.until", densify.until, 0);
+  c.at_least("densify.every", densify.every, 1);
+  c.non_negative("densify.grad_threshold", densify.grad_threshold);
+  c.non_negative("densify.percent_dense", densify.percent_dense);
+  c.between("densify.min_opacity", densify.min_opacity, 0, 1);
+  c.at_least("densify.opacity_reset_every", densify.opacity_reset_every, 0);
+  c.between("densify.reset_opacity", densify.reset_opacity, 0, 1, true, true);
+  c.non_negative("densify.max_world_size", densify.max_world_size);
+  c.non_negative("densify.max_screen_size", densify.max_screen_size);
+  c.at_least("init_points", double(init_points), 1);
+  c.non_negative("init_half_size", init_half_size);
+  c.between("init_opacity", init_opacity, 0, 1, true, true);
+  for (float b : background) c.between("background", b, 0, 1);
+  c.at_least("log_every", log_every, 1);
+  c.at_least("checkpoint_every", checkpoint_every, 0);
+  c.non_negative("checkpoint_minutes", checkpoint_minutes);
+  c.at_least("timing_every", timing_every, 1);
+  return c.out;
+}
+
 void TrainConfig::validate() const {
-  TG_CHECK_ARG(iterations >= 1, "iterations must be >= 1, got ", iterations);
-  TG_CHECK_ARG(sh_degree >= 0 && sh_degree <= 3, "sh_degree must be 0..3, got ", sh_degree);
-  TG_CHECK_ARG(sh_degree_every >= 1, "sh_degree_every must be >= 1, got ", sh_degree_every);
-  TG_CHECK_ARG(lambda_dssim >= 0 && lambda_dssim <= 1, "lambda_dssim must be in [0, 1], got ", lambda_dssim);
-  for (float v : {lr.position, lr.position_final, lr.sh_dc, lr.opacity, lr.scale, lr.rotation})
-    TG_CHECK_ARG(positive(v), "learning rates must be positive and finite");
-  TG_CHECK_ARG(lr.sh_rest >= 0 && lr.position_steps >= 0, "lr.sh_rest and lr.position_steps must be >= 0");
-  TG_CHECK_ARG(adam.beta1 >= 0 && adam.beta1 < 1 && adam.beta2 >= 0 && adam.beta2 < 1 && adam.eps >= 0,
-               "adam: need 0 <= beta < 1 and eps >= 0");
-  TG_CHECK_ARG(densify.every >= 1 && densify.from >= 0 && densify.until >= 0, "densify: from/until >= 0, every >= 1");
-  TG_CHECK_ARG(densify.grad_threshold >= 0 && densify.percent_dense >= 0 && densify.min_opacity >= 0 &&
-                   densify.max_world_size >= 0 && densify.max_screen_size >= 0 && densify.opacity_reset_every >= 0,
-               "densify thresholds must be >= 0");
-  TG_CHECK_ARG(densify.reset_opacity > 0 && densify.reset_opacity < 1, "densify.reset_opacity must be in (0, 1)");
-  TG_CHECK_ARG(init_opacity > 0 && init_opacity < 1, "init_opacity must be in (0, 1), got ", init_opacity);
-  TG_CHECK_ARG(init_points >= 1 && init_half_size >= 0, "init_points must be >= 1 and init_half_size >= 0");
-  for (float b : background) TG_CHECK_ARG(b >= 0 && b <= 1, "background components must be in [0, 1]");
-  TG_CHECK_ARG(log_every >= 1 && checkpoint_every >= 0 && timing_every >= 1,
-               "log_every and timing_every must be >= 1, checkpoint_every >= 0");
+  const std::vector<std::string> p = problems();
+  if (p.empty()) return;
+  std::string message = "invalid training configuration:";
+  for (const std::string& line : p) message += "\n  " + line;
+  throw InvalidArgument(message);
 }
 
 Device device_from_option(const std::string& name) { return name == "auto" ? default_device() : parse_device(name); }
@@ -111,6 +163,7 @@ std::string config_to_json(const TrainConfig& c) {
   j["background"] = {c.background[0], c.background[1], c.background[2]};
   j["log_every"] = c.log_every;
   j["checkpoint_every"] = c.checkpoint_every;
+  j["checkpoint_minutes"] = c.checkpoint_minutes;
   j["timing_every"] = c.timing_every;
   return j.dump(2);
 }
@@ -123,7 +176,8 @@ std::vector<std::string> config_differences(const std::string& saved_json, const
   } catch (const json::exception& e) {
     throw InvalidArgument(std::string("configuration is not valid JSON: ") + e.what());
   }
-  static const char* const kIgnored[] = {"/iterations", "/device", "/log_every", "/checkpoint_every", "/timing_every"};
+  static const char* const kIgnored[] = {"/iterations",       "/device",          "/log_every", "/checkpoint_every",
+                                         "/checkpoint_minutes", "/timing_every"};
   auto ignored = [](const std::string& key) {
     for (const char* k : kIgnored)
       if (key == k) return true;

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tilegrad/core/error.h"
+#include "tilegrad/io/atomic_file.h"
 #include "tilegrad/io/colmap.h"
 #include "tilegrad/io/image.h"
 #include "tilegrad/io/ply_points.h"
@@ -144,11 +144,7 @@ io::PointCloud scene_points(const raster::Gaussians& scene, std::size_t wanted) 
   return p;
 }
 
-void write_json(const std::string& path, const json& doc) {
-  std::ofstream f(path);
-  f << doc.dump(2) << "\n";
-  if (!f) throw IoError(path + ": cannot write");
-}
+void write_json(const std::string& path, const json& doc) { io::write_file_atomically(path, doc.dump(2) + "\n"); }
 
 }  // namespace
 

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tilegrad/core/error.h"
+#include "tilegrad/io/atomic_file.h"
 #include "tilegrad/io/image.h"
 
 namespace tilegrad::training {
@@ -22,18 +22,16 @@ json stage_json(const StageTimes& t) {
           {"optimizer", t.optimizer}, {"densify", t.densify}, {"total", t.total()}};
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  const std::filesystem::path p(path);
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
-  std::ofstream f(path, std::ios::trunc);
-  f << text;
-  if (!f) throw IoError(path + ": cannot write");
-}
-
 // Non-finite numbers are not JSON: null instead.
 json number(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
 
 }  // namespace
+
+void write_text_file(const std::string& path, const std::string& text) {
+  const std::filesystem::path p(path);
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+  io::write_file_atomically(path, text);
+}
 
 std::string run_config_json(const TrainConfig& config, const DatasetOptions& data) {
   json j = json::parse(config_to_json(config));
@@ -93,25 +91,40 @@ void write_cameras_json(const std::string& path, const std::vector<const Trainin
                    {"fx", c.fx},
                    {"fy", c.fy}});
   }
-  write_text(path, out.dump(1) + "\n");
+  write_text_file(path, out.dump(1) + "\n");
 }
 
 void write_metrics_json(const std::string& path, const Evaluation& e, const RunSummary* s) {
   json views = json::array();
   for (const ViewMetrics& v : e.views)
     views.push_back({{"name", v.name}, {"psnr", number(v.psnr)}, {"ssim", number(v.ssim)}, {"l1", number(v.l1)}});
-  json j = {{"views", e.views.size()}, {"psnr", number(e.psnr)},          {"ssim", number(e.ssim)},
-            {"l1", number(e.l1)},      {"evaluation_seconds", e.seconds}, {"per_view", views}};
+  TG_CHECK_ARG(!e.split.empty(), path, ": the evaluation's split is not set");
+  json j = {{"split", e.split},
+            {"views", e.views.size()},
+            {"psnr", number(e.psnr)},
+            {"ssim", number(e.ssim)},
+            {"l1", number(e.l1)},
+            {"evaluation_seconds", e.seconds},
+            {"per_view", views}};
   if (s) {
     j["iterations"] = s->iterations;
     j["training_seconds"] = s->training_seconds;
+    j["checkpoints"] = {{"count", s->checkpoints.count},
+                        {"seconds", s->checkpoints.seconds},
+                        {"fraction_of_training_time",
+                         s->training_seconds > 0 ? s->checkpoints.seconds / s->training_seconds : 0.0}};
+    json segments = json::array();
+    for (const Segment& g : s->segments)
+      segments.push_back(
+          {{"first_iteration", g.first_iteration}, {"last_iteration", g.last_iteration}, {"seconds", g.seconds}});
+    j["segments"] = segments;
     j["gaussians"] = s->gaussians;
     j["peak_gpu_memory_bytes"] = s->peak_gpu_bytes;
     j["stage_ms_per_iteration"] = stage_json(s->times);
     j["device"] = s->device;
     j["dataset"] = s->dataset;
   }
-  write_text(path, j.dump(2) + "\n");
+  write_text_file(path, j.dump(2) + "\n");
 }
 
 void write_image_png(const std::string& path, const Buffer<float>& image, int width, int height, int channels) {

@@ -4,10 +4,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
+#include "checkpoint_writer.h"
 #include "tilegrad/core/error.h"
 #include "tilegrad/profiling/timer.h"
 #include "tilegrad/training/checkpoint.h"
+#include "tilegrad/training/fingerprint.h"
 #include "tilegrad/training/initialize.h"
 
 namespace tilegrad::training {
@@ -34,7 +37,8 @@ Trainer::Trainer(const TrainConfig& config, const TrainingDataset& dataset)
       m_dataset(dataset),
       m_rasterizer(config.device),
       m_loss(config.device, config.lambda_dssim),
-      m_timing(std::make_unique<Timing>(config.device)) {
+      m_timing(std::make_unique<Timing>(config.device)),
+      m_writer(std::make_unique<CheckpointWriter>()) {
   m_config.validate();
   TG_CHECK_ARG(!dataset.train.empty(), "the dataset has no training views");
   for (const TrainingView& v : dataset.train)
@@ -42,6 +46,7 @@ Trainer::Trainer(const TrainConfig& config, const TrainingDataset& dataset)
                  "' has no image loaded on ", to_string(config.device));
   evaluation_background(m_config, dataset.has_alpha, m_background);
   m_loss_log = Buffer<float>::zeros(std::size_t(m_config.log_every) * kLossValueCount, config.device);
+  m_fingerprint = dataset_fingerprint(dataset);
 }
 
 Trainer::~Trainer() = default;
@@ -70,17 +75,84 @@ void Trainer::initialize(raster::Gaussians gaussians) {
   m_model = GaussianModel::from_parameters(gaussians.to(m_config.device));
   m_iteration = 0;
   m_ready = true;
+  m_timing = std::make_unique<Timing>(m_config.device);
+  m_seconds = 0;
+  m_checkpoints = {};
+  m_segments.clear();
+  start_segment();
+}
+
+void Trainer::start_segment() {
+  Segment s;
+  s.first_iteration = s.last_iteration = m_iteration;
+  m_segments.push_back(s);
+}
+
+std::string Trainer::state_json() const {
+  const Timing& t = *m_timing;
+  nlohmann::json segments = nlohmann::json::array();
+  for (const Segment& s : m_segments)
+    segments.push_back({{"first_iteration", s.first_iteration},
+                        {"last_iteration", s.last_iteration},
+                        {"seconds", s.seconds}});
+  const nlohmann::json j = {
+      {"training_seconds", m_seconds},
+      {"timing",
+       {{"render", t.render},
+        {"loss", t.loss},
+        {"backward", t.backward},
+        {"optimizer", t.optimizer},
+        {"stats", t.stats},
+        {"samples", t.samples},
+        {"densify_events_ms", t.densify_events_ms},
+        {"iterations", t.iterations}}},
+      {"checkpoints", {{"count", m_checkpoints.count}, {"seconds", m_checkpoints.seconds}}},
+      {"segments", segments}};
+  return j.dump();
+}
+
+void Trainer::restore_state(const std::string& text, const std::string& path) {
+  m_timing = std::make_unique<Timing>(m_config.device);
+  m_seconds = 0;
+  m_checkpoints = {};
+  m_segments.clear();
+  if (text.empty()) return;  // a checkpoint without run state: times start at zero
+  try {
+    const nlohmann::json j = nlohmann::json::parse(text);
+    m_seconds = j.at("training_seconds").get<double>();
+    const nlohmann::json& t = j.at("timing");
+    Timing& tm = *m_timing;
+    tm.render = t.at("render").get<double>();
+    tm.loss = t.at("loss").get<double>();
+    tm.backward = t.at("backward").get<double>();
+    tm.optimizer = t.at("optimizer").get<double>();
+    tm.stats = t.at("stats").get<double>();
+    tm.samples = t.at("samples").get<int>();
+    tm.densify_events_ms = t.at("densify_events_ms").get<double>();
+    tm.iterations = t.at("iterations").get<int>();
+    m_checkpoints.count = j.at("checkpoints").at("count").get<int>();
+    m_checkpoints.seconds = j.at("checkpoints").at("seconds").get<double>();
+    for (const nlohmann::json& s : j.at("segments"))
+      m_segments.push_back({s.at("first_iteration").get<int>(), s.at("last_iteration").get<int>(),
+                            s.at("seconds").get<double>()});
+  } catch (const nlohmann::json::exception& e) {
+    throw IoError(path + ": the run state in the checkpoint is not readable (" + e.what() + ")");
+  }
 }
 
 void Trainer::resume(const std::string& path) {
   Checkpoint c = load_checkpoint(path);
-  const std::vector<std::string> diff = config_differences(c.config_json, config_to_json(m_config));
+  std::vector<std::string> diff = config_differences(c.config_json, config_to_json(m_config));
+  if (!c.data_json.empty()) {  // empty: written by save_checkpoint without a dataset (nothing to compare)
+    const std::vector<std::string> data_diff = fingerprint_differences(c.data_json, m_fingerprint);
+    diff.insert(diff.end(), data_diff.begin(), data_diff.end());
+  }
   if (!diff.empty()) {
     std::string list;
     for (const std::string& d : diff) list += "\n  " + d;
     throw InvalidArgument(path +
-                          ": the checkpoint was written with other training settings (pass the same "
-                          "options, or start afresh):" +
+                          ": the checkpoint was written with other training settings or another dataset (pass "
+                          "the same options and data, or start afresh):" +
                           list);
   }
   TG_CHECK_ARG(c.model.params.sh_degree == m_config.sh_degree, path, ": checkpoint stores SH degree ",
@@ -89,10 +161,32 @@ void Trainer::resume(const std::string& path) {
   m_iteration = int(c.iteration);
   m_logged = 0;
   m_ready = true;
+  restore_state(c.state_json, path);
+  start_segment();
 }
 
-void Trainer::save_checkpoint(const std::string& path) const {
-  training::save_checkpoint(path, m_model, m_iteration, config_to_json(m_config));
+void Trainer::save_checkpoint(const std::string& path) {
+  TG_CHECK_ARG(m_ready, "save_checkpoint: call initialize() or resume() first");
+  const auto t0 = Clock::now();
+  m_writer->wait();  // a periodic checkpoint still being written finishes first (and reports its error)
+  const CheckpointStats before = m_checkpoints;
+  // The state is written after the model: it counts this checkpoint and nearly all of its time.
+  training::save_checkpoint(path, m_model, m_iteration, config_to_json(m_config), m_fingerprint, [&] {
+    m_checkpoints.count = before.count + 1;
+    m_checkpoints.seconds = before.seconds + seconds_since(t0);
+    return state_json();
+  });
+  m_checkpoints.count = before.count + 1;
+  m_checkpoints.seconds = before.seconds + seconds_since(t0);
+}
+
+void Trainer::start_checkpoint(const std::string& path) {
+  const auto t0 = Clock::now();
+  m_writer->wait();
+  GaussianModel host = m_model.to(Device::Cpu);  // the only part training waits for
+  m_checkpoints.count += 1;
+  m_checkpoints.seconds += seconds_since(t0);
+  m_writer->start(path, std::move(host), m_iteration, config_to_json(m_config), m_fingerprint, state_json());
 }
 
 int Trainer::active_sh_degree() const { return std::min(m_config.sh_degree, m_iteration / m_config.sh_degree_every); }
@@ -270,21 +364,36 @@ Progress Trainer::progress_report(double seconds_since_report, int iterations_si
 }
 
 bool Trainer::run(const RunHooks& hooks) {
+  TG_CHECK_ARG(m_ready, "run: call initialize() or resume() first");
   auto interval_start = Clock::now();
   int interval_iterations = 0;
   double seconds_before = m_seconds;
   const auto run_start = Clock::now();
-  auto report = [&] {
+  auto last_checkpoint = run_start;
+  const int first_iteration = m_iteration;
+  // Training time so far: the wall time of this call less its checkpoint writing, plus earlier calls'. A call
+  // that trains nothing (a finished run resumed) adds nothing.
+  auto update_time = [&] {
+    if (m_iteration == first_iteration) return;
     synchronize(m_config.device);
     m_seconds = seconds_before + seconds_since(run_start);
+    double earlier = 0;
+    for (std::size_t i = 0; i + 1 < m_segments.size(); ++i) earlier += m_segments[i].seconds;
+    m_segments.back().last_iteration = m_iteration;
+    m_segments.back().seconds = m_seconds - earlier;
+  };
+  auto report = [&] {
+    update_time();
     if (hooks.report) hooks.report(progress_report(seconds_since(interval_start), interval_iterations));
     interval_start = Clock::now();
     interval_iterations = 0;
   };
+  const int every = m_config.checkpoint_every;
+  const double checkpoint_seconds = 60.0 * double(m_config.checkpoint_minutes);
   while (m_iteration < m_config.iterations) {
     if (hooks.stop && hooks.stop()) {
-      synchronize(m_config.device);
-      m_seconds = seconds_before + seconds_since(run_start);
+      update_time();
+      m_writer->wait();
       return false;
     }
     step();
@@ -299,15 +408,18 @@ bool Trainer::run(const RunHooks& hooks) {
       seconds_before -= std::chrono::duration<double>(spent).count();  // evaluations and saves are not training
       interval_start += spent;
     }
-    if (!hooks.checkpoint_path.empty() && m_config.checkpoint_every > 0 &&
-        m_iteration % m_config.checkpoint_every == 0 && m_iteration < m_config.iterations) {
-      const auto t0 = Clock::now();
-      save_checkpoint(hooks.checkpoint_path);
-      seconds_before -= seconds_since(t0);  // writing checkpoints is not training time
+    const bool due = every > 0 && (m_iteration % every == 0 ||
+                                   (checkpoint_seconds > 0 && seconds_since(last_checkpoint) >= checkpoint_seconds));
+    if (!hooks.checkpoint_path.empty() && due && m_iteration < m_config.iterations) {
+      update_time();
+      const double written_before = m_checkpoints.seconds;
+      start_checkpoint(hooks.checkpoint_path);
+      seconds_before -= m_checkpoints.seconds - written_before;  // checkpoints are not training time
+      last_checkpoint = Clock::now();
     }
   }
-  synchronize(m_config.device);
-  m_seconds = seconds_before + seconds_since(run_start);
+  update_time();
+  m_writer->wait();  // the last periodic checkpoint is complete (or its error reported) when run() returns
   return true;
 }
 

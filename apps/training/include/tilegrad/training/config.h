@@ -68,10 +68,17 @@ struct TrainConfig {
   float background[3] = {0, 0, 0};  // Color mode
   // Bookkeeping (not part of the optimisation).
   int log_every = 100;
-  int checkpoint_every = 0;  // 0: only at the end and on interruption
-  int timing_every = 50;     // GPU stage timing samples one iteration in this many (it synchronises)
+  // Periodic checkpoints (Trainer::run with a checkpoint path): every checkpoint_every iterations or every
+  // checkpoint_minutes of wall time since the last one, whichever comes first. checkpoint_every 0: none (only
+  // at the end and on interruption); checkpoint_minutes 0: by iterations only.
+  int checkpoint_every = 5000;
+  float checkpoint_minutes = 10.0f;
+  int timing_every = 50;  // GPU stage timing samples one iteration in this many (it synchronises)
 
-  // Throws InvalidArgument naming the first field out of range.
+  // One readable message per field out of range ("adam.eps must be > 0, got 0"), named as in config_to_json;
+  // empty when the configuration is valid.
+  std::vector<std::string> problems() const;
+  // Throws InvalidArgument listing every problem.
   void validate() const;
 };
 

@@ -17,6 +17,7 @@ struct ViewMetrics {
 };
 
 struct Evaluation {
+  std::string split;  // the views' split ("test" or "train"), set by the caller; metrics.json records it
   std::vector<ViewMetrics> views;
   double psnr = 0, ssim = 0, l1 = 0;  // means over the views
   double seconds = 0;                 // rendering and metrics, without what the sink does

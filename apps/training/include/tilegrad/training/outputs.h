@@ -12,6 +12,9 @@
 
 namespace tilegrad::training {
 
+// Text files of a run, replaced atomically (parent folders created).
+void write_text_file(const std::string& path, const std::string& text);
+
 // config.json of a run: the training configuration (config_to_json) plus the dataset options.
 std::string run_config_json(const TrainConfig& config, const DatasetOptions& data);
 
@@ -26,14 +29,17 @@ void write_cameras_json(const std::string& path, const std::vector<const Trainin
 
 struct RunSummary {
   int iterations = 0;
-  double training_seconds = 0;
+  double training_seconds = 0;  // all segments of a resumed run
+  CheckpointStats checkpoints;  // their time is not in training_seconds
+  std::vector<Segment> segments;
   std::size_t gaussians = 0;
   std::size_t peak_gpu_bytes = 0;  // memory::stats(Device::Cuda).peak; 0 on the CPU
   StageTimes times;
   std::string device, dataset;
 };
 
-// metrics.json: per-view PSNR/SSIM/L1 and their means, plus the run summary when given.
+// metrics.json: the split and number of views evaluated, per-view PSNR/SSIM/L1 and their means, plus the run
+// summary when given. InvalidArgument when the evaluation's split is not set.
 void write_metrics_json(const std::string& path, const Evaluation& evaluation, const RunSummary* summary);
 
 // Writes an [H, W, C] float image (any device; C = 1 or 3) as an 8-bit PNG, creating parent folders.

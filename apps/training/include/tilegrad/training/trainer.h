@@ -17,6 +17,8 @@
 
 namespace tilegrad::training {
 
+class CheckpointWriter;
+
 // Mean milliseconds per iteration of each stage. Render/loss/backward/optimizer are sampled on one iteration in
 // TrainConfig::timing_every on the GPU (where measuring synchronises) and measured on every iteration on the CPU;
 // densify is the total spent in statistics, densification and opacity resets divided by the iterations.
@@ -30,12 +32,25 @@ struct Progress {
   float loss = 0, psnr = 0;  // means over the iterations since the last report
   std::size_t gaussians = 0;
   double iterations_per_second = 0;  // since the last report
-  double elapsed_seconds = 0;        // training time of this run (not counting earlier runs of a resumed one)
+  double elapsed_seconds = 0;        // training time, earlier segments of a resumed run included
   double eta_seconds = 0;
   float position_lr = 0;
   int sh_degree = 0;
   DensifyCounts last_densify;  // the most recent densification (all zero before the first)
   StageTimes times;
+};
+
+// Checkpoints written by this trainer (and, after a resume, by the earlier segments of the run): their wall time
+// is not training time.
+struct CheckpointStats {
+  int count = 0;
+  double seconds = 0;
+};
+
+// A stretch of training between a start (initialize or resume) and the end of the last run() call.
+struct Segment {
+  int first_iteration = 0, last_iteration = 0;  // completed iterations at its start and its end
+  double seconds = 0;
 };
 
 class Trainer {
@@ -49,16 +64,19 @@ class Trainer {
   // Initial Gaussians: the dataset's points, else random points (see TrainConfig::init_half_size).
   void initialize();
   void initialize(raster::Gaussians gaussians);
-  // Continues from a checkpoint written with the same configuration (InvalidArgument listing the differences).
+  // Continues from a checkpoint written with the same configuration on the same dataset (fingerprint.h):
+  // InvalidArgument listing every difference otherwise. Training time, stage timings and checkpoint statistics
+  // continue from the checkpoint's.
   void resume(const std::string& checkpoint_path);
-  void save_checkpoint(const std::string& path) const;
+  // Writes a checkpoint (counted in checkpoint_stats()).
+  void save_checkpoint(const std::string& path);
 
   // Runs one iteration; false when all iterations are done (then nothing is run).
   bool step();
   struct RunHooks {
     std::function<bool()> stop;                   // checked before every iteration; true: return early
     std::function<void(const Progress&)> report;  // every log_every iterations and at the end
-    std::string checkpoint_path;                  // written every checkpoint_every iterations ("" : never)
+    std::string checkpoint_path;  // written on TrainConfig's checkpoint schedule ("" : never)
     // Called after each iteration listed in `at_iterations`, with its number (periodic evaluations and saves);
     // its time is not training time.
     std::function<void(int)> at_iteration;
@@ -74,8 +92,12 @@ class Trainer {
   // Background for evaluation and renders (Auto resolved from the dataset).
   const float* background() const { return m_background; }
   raster::RasterSettings render_settings() const;
+  // Means over every iteration of the run, earlier segments of a resumed run included.
   StageTimes stage_times() const;
+  // Training wall time of the whole run (all segments), without checkpoint writing.
   double training_seconds() const { return m_seconds; }
+  const CheckpointStats& checkpoint_stats() const { return m_checkpoints; }
+  const std::vector<Segment>& segments() const { return m_segments; }
 
   // Metrics over views with the evaluation background and the current SH degree.
   Evaluation evaluate(const std::vector<TrainingView>& views, const RenderSink& sink = {}, std::size_t max_views = 0);
@@ -84,6 +106,11 @@ class Trainer {
   const TrainingView& view_for(int iteration);
   float position_lr(int iteration) const;
   Progress progress_report(double seconds_since_report, int iterations_since_report);
+  std::string state_json() const;
+  void restore_state(const std::string& json_text, const std::string& path);
+  void start_segment();
+  // A periodic checkpoint: the model is copied to the host now and written on a background thread.
+  void start_checkpoint(const std::string& path);
 
   TrainConfig m_config;
   const TrainingDataset& m_dataset;
@@ -103,6 +130,10 @@ class Trainer {
   struct Timing;
   std::unique_ptr<Timing> m_timing;
   double m_seconds = 0;
+  CheckpointStats m_checkpoints;
+  std::vector<Segment> m_segments;
+  std::string m_fingerprint;  // dataset_fingerprint(m_dataset)
+  std::unique_ptr<CheckpointWriter> m_writer;
 };
 
 }  // namespace tilegrad::training

@@ -1,0 +1,201 @@
+// Render: forward over the cameras, outputs in the render mode's layout, backward summed over cameras (render.h).
+#include "render.h"
+
+#include <mutex>
+
+#include "tilegrad/core/error.h"
+#include "tilegrad/core/memory.h"
+
+namespace tilegrad::python {
+namespace {
+
+// One rasterizer per device for the whole process (its workspace is reused between calls); calls are serialised.
+// Never destroyed: at exit the CUDA runtime may be gone before static destructors run.
+std::mutex g_mutex;
+raster::Rasterizer& rasterizer(Device device) {
+  static raster::Rasterizer* instances[2] = {nullptr, nullptr};
+  raster::Rasterizer*& r = instances[device == Device::Cpu ? 0 : 1];
+  if (!r) r = new raster::Rasterizer(device);
+  return *r;
+}
+
+// Copies n floats from src into dst at element offset `at` (same device).
+void copy_into(Buffer<float>& dst, std::size_t at, const Buffer<float>& src) {
+  if (src.empty()) return;
+  memory::copy(dst.data() + at, dst.device(), src.data(), src.device(), src.bytes());
+}
+
+// The first camera's gradient is taken as it is; later ones are added in camera order.
+void accumulate(Buffer<float>& total, Buffer<float>&& part, Device device) {
+  if (total.empty()) {
+    total = std::move(part);
+    return;
+  }
+  for_each(device, part.size(), AddInto{part.data(), total.data()});
+}
+
+}  // namespace
+
+raster::GaussiansView Render::view_for(int camera) const {
+  const RenderRequest& r = m_request;
+  raster::GaussiansView g;
+  g.count = r.count;
+  g.device = r.device;
+  g.means = r.means;
+  g.log_scales = m_log_scales.view();
+  g.quats = r.quats;
+  g.opacity_logits = m_logits.view();
+  const std::size_t c = r.per_camera_colors ? static_cast<std::size_t>(camera) : 0;
+  if (!r.colors.empty() || r.sh.empty()) {
+    g.sh_degree = 0;
+    g.colors = r.per_camera_colors ? r.colors.subview(c * r.count * 3, r.count * 3) : r.colors;
+  } else {
+    g.sh_degree = r.stored_degree;
+    const std::size_t per = r.count * raster::sh_coefficients(r.stored_degree) * 3;
+    g.sh = r.per_camera_colors ? r.sh.subview(c * per, per) : r.sh;
+  }
+  return g;
+}
+
+Render::Render(RenderRequest request) : m_request(std::move(request)) {
+  const RenderRequest& r = m_request;
+  const Device d = r.device;
+  const std::size_t n = r.count;
+  const std::size_t cams = r.cameras.size();
+  TG_CHECK_ARG(r.backgrounds.size() == cams, "one background per camera expected");
+  m_log_scales = Buffer<float>(n * 3, d);
+  m_logits = Buffer<float>(n, d);
+  for_each(d, n, ToParameters{r.scales.data(), r.opacities.data(), m_log_scales.data(), m_logits.data()});
+
+  const std::size_t pixels = std::size_t(width()) * height();
+  const int x = r.layout.channels();
+  colors = Buffer<float>(cams * pixels * x, d);
+  alphas = Buffer<float>(cams * pixels, d);
+  if (r.meta) {
+    if (!r.means2d_out) means2d = Buffer<float>(cams * n * 2, d);
+    depths = Buffer<float>(cams * n, d);
+    conics = Buffer<float>(cams * n * 3, d);
+    opacities = Buffer<float>(cams * n, d);
+    radii = Buffer<std::int32_t>(cams * n * 2, d);
+  }
+  raster::RasterSettings settings;
+  settings.sh_degree = r.sh_degree;
+  settings.antialiased = r.antialiased;
+  settings.blur = r.blur;
+  settings.render_depth = r.layout.depth != DepthOutput::None;
+  settings.thresholds = r.thresholds;
+
+  std::lock_guard<std::mutex> lock(g_mutex);
+  raster::Rasterizer& rast = rasterizer(d);
+  m_outputs.reserve(cams);
+  for (std::size_t c = 0; c < cams; ++c) {
+    for (int k = 0; k < 3; ++k) settings.background[k] = r.backgrounds[c][k];
+    m_outputs.push_back(rast.forward(view_for(static_cast<int>(c)), r.cameras[c], settings));
+    const raster::ForwardOutput& out = m_outputs.back();
+    instances += out.instances();
+    for_each(d, pixels,
+             ComposePixels{r.layout, out.image.data(), out.alpha.data(), out.depth.empty() ? nullptr : out.depth.data(),
+                           colors.data() + c * pixels * x, alphas.data() + c * pixels});
+    if (r.meta) {
+      ProjectMeta m{raster::make_projection_camera(r.cameras[c]),
+                    raster::make_tile_grid(r.cameras[c].width, r.cameras[c].height),
+                    r.blur,
+                    r.antialiased,
+                    r.thresholds.min_alpha,
+                    r.thresholds.extent_sigmas,
+                    r.means.data(),
+                    m_log_scales.data(),
+                    r.quats.data(),
+                    m_logits.data(),
+                    (r.means2d_out ? r.means2d_out : means2d.data()) + c * n * 2,
+                    depths.data() + c * n,
+                    conics.data() + c * n * 3,
+                    opacities.data() + c * n,
+                    radii.data() + c * n * 2};
+      for_each(d, n, m);
+    }
+  }
+}
+
+RenderGradients Render::backward(View<const float> v_colors, View<const float> v_alphas, bool absgrad,
+                                 Accumulation accumulation, bool check_finite, bool background_gradients) {
+  const RenderRequest& r = m_request;
+  const Device d = r.device;
+  const std::size_t n = r.count;
+  const std::size_t cams = r.cameras.size();
+  const std::size_t pixels = std::size_t(width()) * height();
+  const int x = r.layout.channels();
+  check_view(v_colors, cams * pixels * x, d, "v_colors [C, H, W, channels]");
+  if (!v_alphas.empty()) check_view(v_alphas, cams * pixels, d, "v_alphas [C, H, W, 1]");
+
+  RenderGradients grads;
+  grads.means2d = Buffer<float>(cams * n * 2, d);
+  if (absgrad) grads.means2d_abs = Buffer<float>(cams * n * 2, d);
+  const std::size_t color_size = r.colors.empty() ? r.sh.size() : r.colors.size();
+  Buffer<float>& color_total = r.colors.empty() ? grads.sh : grads.colors;
+  if (r.per_camera_colors) color_total = Buffer<float>(color_size, d);
+  if (background_gradients) grads.backgrounds.assign(cams * 3, 0.0f);
+
+  raster::BackwardSettings settings;
+  settings.accumulation = accumulation;
+  settings.absolute_mean2d = absgrad;
+  settings.check_finite = check_finite;
+  const bool expected_depth = r.layout.depth == DepthOutput::Expected;
+  // RGB: the output gradients are the rasterizer's dL/dimage and dL/dalpha as they are (no per-pixel pass).
+  const bool direct = r.layout.rgb && r.layout.depth == DepthOutput::None;
+  Buffer<float> dl_dimage(direct ? 0 : pixels * 3, d);
+  Buffer<float> dl_ddepth(r.layout.depth != DepthOutput::None ? pixels : 0, d);
+  Buffer<float> dl_dalpha(!direct && (!v_alphas.empty() || expected_depth) ? pixels : 0, d);
+
+  std::lock_guard<std::mutex> lock(g_mutex);
+  raster::Rasterizer& rast = rasterizer(d);
+  for (std::size_t c = 0; c < cams; ++c) {
+    const raster::ForwardOutput& out = m_outputs[c];
+    View<const float> image_grad = dl_dimage.view(), alpha_grad = dl_dalpha.view();
+    if (direct) {
+      image_grad = v_colors.subview(c * pixels * 3, pixels * 3);
+      if (!v_alphas.empty()) alpha_grad = v_alphas.subview(c * pixels, pixels);
+    } else {
+      for_each(d, pixels,
+               SplitPixelGradients{r.layout, v_colors.data() + c * pixels * x,
+                                   v_alphas.empty() ? nullptr : v_alphas.data() + c * pixels, out.alpha.data(),
+                                   out.depth.empty() ? nullptr : out.depth.data(), dl_dimage.data(),
+                                   dl_ddepth.empty() ? nullptr : dl_ddepth.data(),
+                                   dl_dalpha.empty() ? nullptr : dl_dalpha.data()});
+    }
+    raster::Gradients g = rast.backward(out, view_for(static_cast<int>(c)), image_grad, alpha_grad,
+                                        dl_ddepth.view(), settings);
+    accumulate(grads.means, std::move(g.means), d);
+    accumulate(grads.scales, std::move(g.log_scales), d);
+    accumulate(grads.quats, std::move(g.quats), d);
+    accumulate(grads.opacities, std::move(g.opacity_logits), d);
+    Buffer<float>& part = r.colors.empty() ? g.sh : g.colors;
+    if (r.per_camera_colors) {
+      copy_into(color_total, c * part.size(), part);
+    } else {
+      accumulate(color_total, std::move(part), d);
+    }
+    copy_into(grads.means2d, c * n * 2, g.mean2d);
+    if (absgrad) copy_into(grads.means2d_abs, c * n * 2, g.mean2d_abs);
+    if (background_gradients && r.layout.rgb) {
+      // dL/dbackground = sum over pixels of dL/dcolour (1 - alpha), summed in double on the host.
+      const std::vector<float> g_rgb = to_vector(v_colors.subview(c * pixels * x, pixels * x));
+      const std::vector<float> alpha = out.alpha.to_vector();
+      double sum[3] = {0, 0, 0};
+      for (std::size_t p = 0; p < pixels; ++p)
+        for (int k = 0; k < 3; ++k) sum[k] += double(g_rgb[p * x + k]) * (1.0 - double(alpha[p]));
+      for (int k = 0; k < 3; ++k) grads.backgrounds[c * 3 + k] = static_cast<float>(sum[k]);
+    }
+  }
+  if (cams == 0) {  // no camera: zero gradients of the right sizes
+    grads.means = Buffer<float>::zeros(n * 3, d);
+    grads.scales = Buffer<float>::zeros(n * 3, d);
+    grads.quats = Buffer<float>::zeros(n * 4, d);
+    grads.opacities = Buffer<float>::zeros(n, d);
+    color_total = Buffer<float>::zeros(color_size, d);
+  }
+  for_each(d, n, ToActivationGradients{r.scales.data(), r.opacities.data(), grads.scales.data(), grads.opacities.data()});
+  return grads;
+}
+
+}  // namespace tilegrad::python

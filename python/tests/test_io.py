@@ -1,0 +1,122 @@
+"""3DGS .ply round trips, dataset loading in gsplat's camera conventions, the trainer from Python, and images
+equal to the `tilegrad render` command's (the C++ reference) on every framework and device present."""
+
+import subprocess
+
+import numpy as np
+import pytest
+
+import tilegrad
+from conftest import cli_binary, scene, synthetic_dataset, to_framework, to_numpy
+
+
+def write_scene(path, n=30, seed=0):
+    s = scene(n, seed=seed, sh_degree=2, max_opacity=0.9)
+    log_scales = np.log(s["scales"])
+    logits = np.log(s["opacities"]) - np.log1p(-s["opacities"])
+    tilegrad.write_ply(path, s["means"], s["quats"], log_scales, logits, s["colors"])
+    return s, log_scales, logits
+
+
+def test_ply_round_trip(tmp_path):
+    s, log_scales, logits = write_scene(tmp_path / "scene.ply")
+    back = tilegrad.read_ply(tmp_path / "scene.ply")
+    assert back["sh_degree"] == 2
+    np.testing.assert_array_equal(back["means"], s["means"])
+    np.testing.assert_array_equal(back["quats"], s["quats"])
+    np.testing.assert_array_equal(back["log_scales"], log_scales.astype(np.float32))
+    np.testing.assert_array_equal(back["opacity_logits"], logits.astype(np.float32))
+    np.testing.assert_array_equal(back["sh"], s["colors"])
+
+
+def test_dataset_cameras_follow_gsplat_conventions(tmp_path):
+    made = synthetic_dataset(tmp_path)
+    data = tilegrad.load_dataset(tmp_path)
+    assert data.kind == "nerf-synthetic" and data.has_alpha
+    assert len(data.train) == 3 and len(data.test) == 2
+    assert (data.train.width, data.train.height) == (40, 32)
+    for split in ("train", "test"):
+        c2w_gl, images = made[split]
+        views = getattr(data, split)
+        for c in range(len(views)):
+            # OpenGL camera-to-world -> OpenCV world-to-camera: flip y and z, invert.
+            c2w_cv = c2w_gl[c] @ np.diag([1.0, -1.0, -1.0, 1.0])
+            np.testing.assert_allclose(views.viewmats[c], np.linalg.inv(c2w_cv), atol=1e-5)
+            np.testing.assert_allclose(views.Ks[c], [[made["focal"], 0, 20], [0, made["focal"], 16], [0, 0, 1]],
+                                       rtol=1e-6)
+            # Images are premultiplied RGBA8.
+            alpha = images[c][..., 3:4].astype(np.float64) / 255.0
+            expect = np.round(images[c][..., :3] * alpha).astype(np.int64)
+            assert np.abs(views.images[c][..., :3].astype(np.int64) - expect).max() <= 1
+    targets = data.test.targets(background=(1.0, 1.0, 1.0))
+    assert targets.shape == (2, 32, 40, 3) and targets.dtype == np.float32
+    half = tilegrad.load_dataset(tmp_path, downscale=2, images=False)
+    assert half.train.images[0] is None and half.train.widths[0] == 20
+    np.testing.assert_allclose(half.train.Ks[0, 0, 0], made["focal"] / 2, rtol=1e-6)
+
+
+def test_train_from_python(tmp_path):
+    synthetic_dataset(tmp_path / "data")
+    reports = []
+    summary = tilegrad.train(tmp_path / "data", tmp_path / "run", progress=reports.append, iters=6, log_every=2,
+                             init_points=300, device="cpu", sh_degree=1, renders=False, seed=3)
+    assert summary["finished"] and summary["iterations"] == 6 and summary["split"] == "test"
+    assert [r["iteration"] for r in reports] == [2, 4, 6]
+    assert reports[-1]["gaussians"] > 0 and np.isfinite(reports[-1]["loss"])
+    for name in ("point_cloud.ply", "config.json", "cameras.json", "train_log.jsonl", "metrics.json",
+                 "checkpoint.bin"):
+        assert (tmp_path / "run" / name).exists(), name
+    trained = tilegrad.read_ply(tmp_path / "run" / "point_cloud.ply")
+    assert trained["sh_degree"] == 1 and len(trained["means"]) == summary["gaussians"]
+
+    # A callback returning False stops the run after a checkpoint; resume=True continues it.
+    stopped = tilegrad.train(tmp_path / "data", tmp_path / "run2", progress=lambda p: False, iters=6, log_every=2,
+                             init_points=300, device="cpu", sh_degree=1, renders=False)
+    assert not stopped["finished"]
+    resumed = tilegrad.train(tmp_path / "data", tmp_path / "run2", iters=6, log_every=2, init_points=300,
+                             device="cpu", sh_degree=1, renders=False, resume=True)
+    assert resumed["finished"] and resumed["iterations"] == 6
+
+    with pytest.raises(ValueError, match="unknown option 'itres'"):
+        tilegrad.train(tmp_path / "data", tmp_path / "run3", itres=5)
+    with pytest.raises(ValueError, match="'iters' has the wrong type"):
+        tilegrad.train(tmp_path / "data", tmp_path / "run3", iters="many")
+    with pytest.raises(ZeroDivisionError):
+        tilegrad.train(tmp_path / "data", tmp_path / "run4", progress=lambda p: 1 / 0, iters=4, log_every=2,
+                       init_points=100, device="cpu", renders=False)
+
+
+@pytest.mark.skipif(cli_binary() is None, reason="no `tilegrad` command built in build/*/ (set TILEGRAD_CLI)")
+def test_image_equals_cli_render(tmp_path, target):
+    """A known .ply rendered from a dataset's cameras equals `tilegrad render --pfm` (the C++ library called by the
+    command) on the same device."""
+    framework, device = target
+    synthetic_dataset(tmp_path / "data", width=48, height=36)
+    write_scene(tmp_path / "scene.ply", n=60, seed=4)
+    background = "0.1,0.6,0.3"
+    subprocess.run([cli_binary(), "render", "--ply", str(tmp_path / "scene.ply"), "--dataset",
+                    str(tmp_path / "data"), "--split", "test", "--out", str(tmp_path / "cli"), "--pfm",
+                    "--background", background, "--device", device], check=True, capture_output=True)
+    ply = tilegrad.read_ply(tmp_path / "scene.ply")
+    data = tilegrad.load_dataset(tmp_path / "data", images=False)
+    conv = lambda x: to_framework(np.asarray(x, np.float32), framework, device)  # noqa: E731
+    bg = np.tile(np.array([[0.1, 0.6, 0.3]], np.float32), (len(data.test), 1))
+    colors, _, _ = tilegrad.rasterization(
+        conv(ply["means"]), conv(ply["quats"]), conv(np.exp(ply["log_scales"])),
+        conv(1.0 / (1.0 + np.exp(-ply["opacity_logits"]))), conv(ply["sh"]), conv(data.test.viewmats),
+        conv(data.test.Ks), data.test.width, data.test.height, sh_degree=ply["sh_degree"], backgrounds=conv(bg))
+    colors = to_numpy(colors)
+    for c, name in enumerate(data.test.names):
+        cli = read_pfm(tmp_path / "cli" / (name.replace("/", "_").removesuffix(".png") + ".pfm"))
+        assert np.abs(cli - colors[c]).max() <= 1e-5, name
+        assert cli.std() > 0.05  # the scene is in view
+
+
+def read_pfm(path):
+    data = path.read_bytes()
+    header, rest = data.split(b"\n", 1)
+    size, rest = rest.split(b"\n", 1)
+    scale, pixels = rest.split(b"\n", 1)
+    w, h = map(int, size.split())
+    image = np.frombuffer(pixels, dtype="<f4").reshape(h, w, 3 if header == b"PF" else 1)
+    return image[::-1]  # PFM stores the bottom row first

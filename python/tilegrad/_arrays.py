@@ -1,0 +1,127 @@
+"""Arrays of any DLPack framework in and out of the extension.
+
+Inputs are made float32 and C-contiguous with the caller's own framework (no copy when they already are), and
+handed to the extension through DLPack; outputs come back as the caller's framework's arrays over the library's
+buffers (no copy). The library computes on the CUDA default (legacy) stream: PyTorch's default stream and CuPy's
+null stream are ordered with it; other streams, and JAX, are synchronised around each call.
+"""
+
+import numpy as np
+
+from . import _core
+
+
+def framework_of(x):
+    """'numpy', 'torch', 'jax' or 'cupy' for an array of that framework; TypeError otherwise."""
+    root = type(x).__module__.split(".")[0]
+    if root == "numpy" and isinstance(x, np.ndarray):
+        return "numpy"
+    if root == "torch":
+        return "torch"
+    if root in ("jax", "jaxlib"):
+        return "jax"
+    if root == "cupy":
+        return "cupy"
+    raise TypeError(
+        f"expected a NumPy, PyTorch, JAX or CuPy array, got {type(x).__module__}.{type(x).__name__}")
+
+
+def _check_float(x, name, is_float):
+    """TypeError naming the array unless its dtype is a real floating type."""
+    if not is_float:
+        raise TypeError(f"{name} must be a floating-point array (float32 is used without a copy), "
+                        f"got dtype {x.dtype}")
+
+
+def prepare(x, name, framework):
+    """x as a float32, C-contiguous array of `framework` that exports DLPack (detached from autograd)."""
+    if framework_of(x) != framework:
+        raise TypeError(f"{name} is a {framework_of(x)} array but the Gaussians are {framework} arrays "
+                        "(one framework per call)")
+    if framework == "numpy":
+        _check_float(x, name, x.dtype.kind == "f")
+        return np.ascontiguousarray(x, dtype=np.float32)
+    if framework == "torch":
+        import torch
+        if x.dtype is torch.float32 and x.is_contiguous():  # the common case: no conversion, one call
+            return x.detach()
+        _check_float(x, name, x.dtype.is_floating_point)
+        return x.detach().to(torch.float32).contiguous()
+    if framework == "jax":
+        import jax.numpy as jnp
+        _check_float(x, name, jnp.issubdtype(x.dtype, jnp.floating))
+        x = x.astype(jnp.float32)
+        x.block_until_ready()
+        return x
+    import cupy
+    _check_float(x, name, x.dtype.kind == "f")
+    return cupy.ascontiguousarray(x, dtype=cupy.float32)
+
+
+def to_host(x, name):
+    """A float32 NumPy copy (or view) of a small array of any framework (cameras, backgrounds)."""
+    framework = framework_of(x)
+    if framework == "torch":
+        x = x.detach().cpu().numpy()
+    elif framework == "cupy":
+        x = x.get()
+    else:
+        x = np.asarray(x)
+    if x.dtype.kind != "f":
+        raise TypeError(f"{name} must be a floating-point array, got dtype {x.dtype}")
+    return np.ascontiguousarray(x, dtype=np.float32)
+
+
+def device_of(x, framework):
+    """'cpu' or 'cuda'."""
+    if framework == "numpy":
+        return "cpu"
+    if framework == "torch":
+        return "cuda" if x.is_cuda else "cpu"
+    if framework == "cupy":
+        return "cuda"
+    return "cuda" if any(d.platform == "gpu" for d in x.devices()) else "cpu"
+
+
+def wrap(array, framework):
+    """An extension output (DLPack) as an array of `framework`, without a copy."""
+    if framework == "numpy":
+        return np.from_dlpack(array)
+    if framework == "torch":
+        import torch
+        return torch.from_dlpack(array)
+    if framework == "jax":
+        import jax.dlpack
+        return jax.dlpack.from_dlpack(array)
+    import cupy
+    return cupy.from_dlpack(array)
+
+
+class StreamGuard:
+    """Orders the library's work (CUDA legacy default stream) with the caller's framework around one call."""
+
+    def __init__(self, framework, device):
+        self.sync = False
+        if device != "cuda":
+            return
+        if framework == "torch":
+            import torch
+            stream = torch.cuda.current_stream()
+            self.sync = stream.cuda_stream != 0  # not the default (legacy) stream
+            if self.sync:
+                stream.synchronize()
+        elif framework == "cupy":
+            import cupy
+            self.sync = cupy.cuda.get_current_stream().ptr != 0
+            if self.sync:
+                cupy.cuda.get_current_stream().synchronize()
+        else:  # JAX runs on streams of its own; its inputs were made ready in prepare()
+            self.sync = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.sync:
+            _core.synchronize("cuda")
+        return False
