@@ -134,7 +134,7 @@ io::PointCloud scene_points(const raster::Gaussians& scene, std::size_t wanted) 
   if (wanted == 0) return p;
   const raster::Gaussians host = scene.to(Device::Cpu);
   const std::vector<float> means = host.means.to_vector(), sh = host.sh.to_vector();
-  const std::size_t n = host.count(), k = std::max<std::size_t>(1, n / wanted);
+  const std::size_t n = host.count(), k = std::max<std::size_t>(1, (n + wanted - 1) / wanted);
   const std::size_t stride = 3 * std::size_t(raster::sh_coefficients(host.sh_degree));
   for (std::size_t i = 0; i < n; i += k) {
     for (int a = 0; a < 3; ++a) p.positions.push_back(means[3 * i + std::size_t(a)]);

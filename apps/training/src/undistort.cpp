@@ -124,7 +124,8 @@ ResampledImage resample_image(const ImagePlan& plan, View<const std::uint8_t> so
   a.dst_fx = t.fx, a.dst_fy = t.fy, a.dst_cx = t.cx, a.dst_cy = t.cy;
   a.dst_width = t.width, a.dst_height = t.height;
   a.subsamples = plan.subsamples;
-  a.bicubic = plan.interpolation == Interpolation::Bicubic;
+  // With several samples per pixel their mean is the low-pass filter: each sample is read bilinearly.
+  a.bicubic = plan.interpolation == Interpolation::Bicubic && plan.subsamples == 1;
   a.source = source.ptr;
   a.source_mask = source_mask.count > 0 ? source_mask.ptr : nullptr;
   a.target = out.rgba.data();

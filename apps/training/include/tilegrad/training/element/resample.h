@@ -2,7 +2,8 @@
 // subsamples; each is a ray through the target camera, distorted by the source lens (element/lens.h) onto the
 // source image and read there (pixel centres at i + 0.5, edges clamped) with bicubic interpolation (Keys' cubic
 // convolution, a = -0.5: 4 x 4 taps, exact on quadratics) or bilinear interpolation (2 x 2 taps, what COLMAP's
-// undistorter uses; it blurs by up to a two-pixel box where the grids are half a pixel apart). The pixel is
+// undistorter uses; it blurs by up to a two-pixel box where the grids are half a pixel apart; the host picks it
+// for n > 1, where the mean of the samples is the low-pass filter). The pixel is
 // the mean of its subsamples; it is valid when every subsample lands inside the source image and the lens's
 // one-to-one domain and, with a source mask (always read bilinearly), the mask's mean over the subsamples is at
 // least one half. Invalid pixels are written as zero. Undistortion (n = 1), resizing (n = ceil of the size
