@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <map>
@@ -74,7 +73,7 @@ struct Frames {
   std::string train_source, test_source;  // files named in split errors
 };
 
-// Every every-th frame (0, N, 2N, ...) is a test frame, as the reference implementation holds out.
+// Frames 0, N, 2N, ... (N = every) are test frames, as the reference implementation holds out.
 void hold_out(std::vector<io::DatasetFrame> all, int every, Frames& f) {
   for (std::size_t i = 0; i < all.size(); ++i) (i % std::size_t(every) == 0 ? f.test : f.train).push_back(all[i]);
 }
@@ -158,8 +157,13 @@ void load_images(std::vector<TrainingView>& views, Device device, bool& has_alph
     for (std::ptrdiff_t i = 0; i < n; ++i) {
       try {
         const TrainingView& v = views[begin + std::size_t(i)];
-        sources[std::size_t(i)] = decode_view_source(v);
-        if (device == Device::Cpu) done[std::size_t(i)] = make_view_image(v, sources[std::size_t(i)], device);
+        SourceImage& source = sources[std::size_t(i)];
+        source = decode_view_source(v);
+        if (device == Device::Cpu) {
+          done[std::size_t(i)] = make_view_image(v, source, device);
+          source.rgba = {};  // only the training image stays in memory
+          source.mask = {};
+        }
       } catch (...) {
         errors[std::size_t(i)] = std::current_exception();
       }
@@ -238,8 +242,8 @@ void add_notes(TrainingDataset& d, const DatasetOptions& o) {
                              to_string(o.undistort), " mode, e.g. ", u.second, ")"));
   if (capped > 0)
     d.notes.push_back(concat(capped, " view(s) are wider than ", o.max_width, " pixels and are scaled to that width (",
-                             capped_example, "), as the original 3DGS does; pass --downscale 1 to keep the full "
-                             "resolution or --width to choose one"));
+                             capped_example, "), as the original 3DGS does (--max-width 0 keeps the full "
+                             "resolution; --width or --downscale choose one)"));
 }
 
 void compute_extent(TrainingDataset& d) {
