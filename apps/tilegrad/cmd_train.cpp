@@ -3,13 +3,16 @@
 // checkpoint on SIGINT, SIGTERM or SIGHUP. The output folder and every option are checked before data is loaded.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cmd_dataset_common.h"
+#include "cli_checks.h"
 #include "commands.h"
 #include "stop_signals.h"
 #include "tilegrad/core/error.h"
@@ -27,7 +30,16 @@ struct TrainArgs {
   training::TrainConfig config;
   std::string out, device = "auto", accumulation = "owned", background = "auto", resume;
   bool resume_flag = false, overwrite = false, save_renders = true;
+  std::vector<int> eval_at, save_at;  // iterations of periodic evaluations and saves
 };
+
+// Iterations of --eval-at / --save-at: each within 1..iterations.
+void check_periodic_iterations(const std::vector<int>& list, int iterations, const char* option) {
+  for (const int it : list)
+    if (it < 1 || it > iterations)
+      throw CLI::ValidationError(option, std::to_string(it) + " is not an iteration of this run (1.." +
+                                             std::to_string(iterations) + ")");
+}
 
 // The command that continues this run: the same arguments, with --resume instead of --overwrite.
 std::string resume_command() {
@@ -83,6 +95,8 @@ void run_train(TrainArgs& a) {
   a.config.accumulation = parse_accumulation(a.accumulation);
   training::set_background(a.config, a.background);
   a.config.validate();
+  check_periodic_iterations(a.eval_at, a.config.iterations, "--eval-at");
+  check_periodic_iterations(a.save_at, a.config.iterations, "--save-at");
   a.data.device = a.config.device;
   training::RunFolderOptions folder;
   folder.resume = a.resume_flag || !a.resume.empty();
@@ -101,6 +115,7 @@ void run_train(TrainArgs& a) {
               io::to_string(data.kind), data.train.size(), data.test.size(), cam0.width, cam0.height, data.extent,
               data.points.size() > 0 ? (std::to_string(data.points.size()) + " points from " + data.points_file).c_str()
                                      : "no points (random initialisation)");
+  print_dataset_notes(data);
 
   training::Trainer trainer(a.config, data);
   if (a.overwrite) {
@@ -143,6 +158,22 @@ void run_train(TrainArgs& a) {
     log << training::progress_json_line(p) << "\n" << std::flush;
   };
   hooks.checkpoint_path = checkpoint;
+  hooks.at_iterations = a.eval_at;
+  hooks.at_iterations.insert(hooks.at_iterations.end(), a.save_at.begin(), a.save_at.end());
+  hooks.at_iteration = [&](int it) {
+    if (std::find(a.eval_at.begin(), a.eval_at.end(), it) != a.eval_at.end()) {
+      const training::Evaluation e = trainer.evaluate(views);
+      std::printf("%s[eval] iteration %d, %s views (%zu): PSNR %.2f dB, SSIM %.4f, L1 %.4f\n", tty ? "\n" : "", it,
+                  split.c_str(), e.views.size(), e.psnr, e.ssim, e.l1);
+      log << training::evaluation_json_line(it, split, e) << "\n" << std::flush;
+    }
+    if (std::find(a.save_at.begin(), a.save_at.end(), it) != a.save_at.end()) {
+      const std::string ply = a.out + "/point_cloud_" + std::to_string(it) + ".ply";
+      io::write_gaussians_ply(ply, trainer.model().params);
+      std::printf("%s[save] iteration %d: %s (%zu Gaussians)\n", tty ? "\n" : "", it, ply.c_str(),
+                  trainer.model().count());
+    }
+  };
   const bool finished = trainer.run(hooks);
   if (tty) std::printf("\n");
   trainer.save_checkpoint(checkpoint);
@@ -197,6 +228,7 @@ void add_train_command(CLI::App& app) {
                                  "Train a 3D Gaussian splatting scene from a dataset folder "
                                  "(NeRF-synthetic, transforms.json or COLMAP)");
   add_dataset_options(cmd, a->data, a->device);
+  add_capture_options(cmd, a->data);
   cmd->add_option("--out", a->out, "Output folder")->required();
   cmd->add_option("--iters", c.iterations, "Training iterations")->check(checks::positive())->capture_default_str();
   cmd->add_option("--accumulation", a->accumulation,
@@ -261,6 +293,13 @@ void add_train_command(CLI::App& app) {
                   "Prune Gaussians larger than this fraction of the extent after the first reset (0: off)")
       ->check(checks::non_negative())
       ->capture_default_str();
+  cmd->add_option_function<std::string>(
+         "--densify-visibility",
+         [&c](const std::string& v) { c.densify.opacity_aware_visibility = v == "alpha"; },
+         "Views that count for the mean densification gradient: alpha (the splat reaches a pixel at alpha >= 1/255) "
+         "or footprint (its 3-sigma footprint touches the image, as the original 3DGS and gsplat count)")
+      ->check(CLI::IsMember({"alpha", "footprint"}))
+      ->default_str("alpha");
   cmd->add_option("--max-screen-size", c.densify.max_screen_size,
                   "Prune Gaussians whose footprint radius exceeded this many pixels after the first reset (0: off)")
       ->check(checks::non_negative())
@@ -286,6 +325,12 @@ void add_train_command(CLI::App& app) {
                 "Replace the earlier run in OUT: its outputs (checkpoint, .ply, metrics, logs, renders) are deleted");
   cmd->add_option("--resume-from", a->resume, "Continue from this checkpoint file");
   cmd->add_flag("!--no-renders", a->save_renders, "Do not write the test renders");
+  cmd->add_option("--eval-at", a->eval_at,
+                  "Iterations at which the test views are evaluated (PSNR, SSIM, L1 printed and logged to "
+                  "train_log.jsonl), e.g. 7000,30000")
+      ->delimiter(',');
+  cmd->add_option("--save-at", a->save_at, "Iterations at which OUT/point_cloud_<iteration>.ply is written")
+      ->delimiter(',');
   cmd->callback([a] { run_train(*a); });
 }
 

@@ -28,6 +28,11 @@ void ImageLoss::check(const ImagePair& p) const {
   const std::size_t pixels = std::size_t(p.width) * p.height;
   check_view(p.image, pixels * 3, device(), "loss image [H, W, 3]");
   check_view(p.target, pixels * 4, device(), "loss target [H, W, 4]");
+  if (p.valid.count > 0) {
+    check_view(p.valid, pixels, device(), "loss valid-pixel mask [H, W]");
+    TG_CHECK_ARG(p.valid_pixels > 0 && p.valid_pixels <= pixels, "loss: ", p.valid_pixels,
+                 " valid pixels given for a mask of ", pixels);
+  }
 }
 
 namespace {
@@ -41,6 +46,8 @@ detail::LossArgs<float> make_args(const ImagePair& p, float lambda, Workspace& w
   for (int c = 0; c < 3; ++c) a.background[c] = p.background[c];
   a.lambda = lambda;
   a.window = make_ssim_window<float>();
+  a.valid = p.valid.count > 0 ? p.valid.data() : nullptr;
+  a.counted = 3 * (a.valid ? p.valid_pixels : std::size_t(p.width) * p.height);
   a.moments = ws.slot<float>(kMoments, 5 * a.elements());
   a.partials = with_grad ? ws.slot<float>(kPartials, 3 * a.elements()) : nullptr;
   return a;

@@ -6,6 +6,10 @@
 //   3. rows:    horizontal window sums of the partials                           -> moments[0..2]
 //   4. columns: vertical sums, dL/dx = G*A + 2 x G*B + y G*C + L1 term           -> grad
 // Passes 3-4 apply the window's transpose (the same symmetric window with the same zero padding).
+//
+// With a valid-pixel mask, the loss is the same function of the image x~ that equals x on valid pixels and the
+// target y elsewhere, averaged over the valid pixels only: masked pixels add nothing to L1, MSE or the SSIM
+// mean, windows around valid pixels see the target there, and their gradient is zero.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -26,9 +30,15 @@ struct LossArgs {
   T* moments = nullptr;      // scratch [5][H, W, 3]
   T* partials = nullptr;     // scratch [3][H, W, 3]
   SsimWindow<T> window{};
+  const std::uint8_t* valid = nullptr;  // [H, W], 0: the pixel does not count (null: all count)
+  std::size_t counted = 0;              // elements that count: 3 x valid pixels (elements() without a mask)
 
   TG_HD std::size_t elements() const { return std::size_t(width) * height * 3; }
-  TG_HD T x(std::size_t e) const { return clamp_image ? clamp(image[e], T(0), T(1)) : image[e]; }
+  TG_HD bool counts(std::size_t e) const { return !valid || valid[e / 3] != 0; }
+  TG_HD T x(std::size_t e) const {
+    if (!counts(e)) return y(e);
+    return clamp_image ? clamp(image[e], T(0), T(1)) : image[e];
+  }
   TG_HD T y(std::size_t e) const { return composite_target(target + (e / 3) * 4, int(e % 3), background); }
 };
 
@@ -72,14 +82,15 @@ TG_HD TG_INLINE ElementSums<T> loss_columns_pass(const LossArgs<T>& a, std::size
     m[q] = window_sum(a.window, py, a.height, [&](int j) { return plane[std::size_t(j) * stride]; });
   }
   const SsimTerms<T> s = ssim_terms(m[0], m[1], m[2], m[3], m[4]);
+  const bool counts = a.counts(e);
   if (a.grad) {
-    const T scale = -a.lambda / T(n);  // dL/dSSIM(pixel)
+    const T scale = counts ? -a.lambda / T(a.counted) : T(0);  // dL/dSSIM(pixel)
     a.partials[e] = scale * s.d_mu_x;
     a.partials[n + e] = scale * s.d_exx;
     a.partials[2 * n + e] = scale * s.d_exy;
   }
   const T d = a.x(e) - a.y(e);
-  return {d < T(0) ? -d : d, s.value, d * d};
+  return {d < T(0) ? -d : d, counts ? s.value : T(0), d * d};
 }
 
 template <class T>
@@ -103,10 +114,11 @@ TG_HD TG_INLINE void gradient_columns_pass(const LossArgs<T>& a, std::size_t e) 
     g[q] = window_sum(a.window, py, a.height, [&](int j) { return plane[std::size_t(j) * stride]; });
   }
   const T xv = a.x(e), yv = a.y(e);
-  a.grad[e] = g[0] + T(2) * xv * g[1] + yv * g[2] + (T(1) - a.lambda) / T(n) * abs_derivative(xv - yv);
+  a.grad[e] = a.counts(e) ? g[0] + T(2) * xv * g[1] + yv * g[2] + (T(1) - a.lambda) / T(a.counted) * abs_derivative(xv - yv)
+                          : T(0);
 }
 
-// The four LossValues from the totals of the element sums over n elements.
+// The four LossValues from the totals of the element sums over the n elements that count.
 template <class T>
 TG_HD TG_INLINE void finish_values(double abs_sum, double ssim_sum, double sq_sum, std::size_t n, T lambda,
                                    float* values) {

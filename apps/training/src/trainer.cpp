@@ -267,7 +267,11 @@ bool Trainer::step() {
   const DensifyConfig& dc = m_config.densify;
   const bool densifying = it < dc.until;
   if (densifying)
-    stage(tm.stats, [&] { accumulate_density_stats(m_model, view.camera, settings, grads.mean2d.cview()); });
+    stage(tm.stats, [&] {
+      raster::RasterSettings visibility = settings;
+      if (!dc.opacity_aware_visibility) visibility.thresholds.min_alpha = 0.0f;  // the 3-sigma footprint
+      accumulate_density_stats(m_model, view.camera, visibility, grads.mean2d.cview());
+    });
 
   stage(tm.optimizer, [&] {
     const LearningRates& lr = m_config.lr;
@@ -395,6 +399,15 @@ bool Trainer::run(const RunHooks& hooks) {
     step();
     ++interval_iterations;
     if (m_iteration % m_config.log_every == 0 || m_iteration == m_config.iterations) report();
+    if (hooks.at_iteration &&
+        std::find(hooks.at_iterations.begin(), hooks.at_iterations.end(), m_iteration) != hooks.at_iterations.end()) {
+      synchronize(m_config.device);
+      const auto t0 = Clock::now();
+      hooks.at_iteration(m_iteration);
+      const auto spent = Clock::now() - t0;
+      seconds_before -= std::chrono::duration<double>(spent).count();  // evaluations and saves are not training
+      interval_start += spent;
+    }
     const bool due = every > 0 && (m_iteration % every == 0 ||
                                    (checkpoint_seconds > 0 && seconds_since(last_checkpoint) >= checkpoint_seconds));
     if (!hooks.checkpoint_path.empty() && due && m_iteration < m_config.iterations) {

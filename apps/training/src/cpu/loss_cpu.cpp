@@ -32,7 +32,7 @@ void image_loss_cpu(const LossArgs<T>& a, float* values) {
   double total[3] = {0.0, 0.0, 0.0};
   for (std::ptrdiff_t r = 0; r < rows; ++r)
     for (int k = 0; k < 3; ++k) total[k] += row_sums[std::size_t(r) * 3 + k];
-  finish_values(total[0], total[1], total[2], n, a.lambda, values);
+  finish_values(total[0], total[1], total[2], a.counted, a.lambda, values);
   if (!a.grad) return;
 #pragma omp parallel for schedule(dynamic, 4) if (parallel)
   for (std::ptrdiff_t r = 0; r < rows; ++r)

@@ -68,7 +68,7 @@ void image_loss(const LossArgs<float>& a, float* values, Workspace& ws) {
     loss_columns_kernel<<<blocks, kBlock>>>(a, block_sums);
     TG_CUDA_CHECK_LAUNCH();
   }
-  loss_values_kernel<<<1, kBlock>>>(block_sums, blocks, n, a.lambda, values);
+  loss_values_kernel<<<1, kBlock>>>(block_sums, blocks, a.counted, a.lambda, values);
   TG_CUDA_CHECK_LAUNCH();
   if (!a.grad) return;
   cuda::launch(gradient_rows_kernel, n, kBlock, 0, a);

@@ -14,9 +14,13 @@ struct ImagePair {
   View<const float> image;          // [H, W, 3]
   View<const std::uint8_t> target;  // [H, W, 4], premultiplied RGBA
   float background[3] = {0, 0, 0};  // the target's alpha is composited on it
+  // Optional valid-pixel mask [H, W] (0: the pixel is ignored by the loss, its gradient and the metrics) and
+  // its count of non-zero pixels; an empty view means every pixel counts.
+  View<const std::uint8_t> valid;
+  std::size_t valid_pixels = 0;
 };
 
-// Means over all pixels and channels.
+// Means over all (valid) pixels and channels.
 struct LossValues {
   float loss = 0;  // (1 - lambda) l1 + lambda (1 - ssim)
   float l1 = 0;    // mean |x - y|

@@ -77,6 +77,10 @@ class Trainer {
     std::function<bool()> stop;                   // checked before every iteration; true: return early
     std::function<void(const Progress&)> report;  // every log_every iterations and at the end
     std::string checkpoint_path;  // written on TrainConfig's checkpoint schedule ("" : never)
+    // Called after each iteration listed in `at_iterations`, with its number (periodic evaluations and saves);
+    // its time is not training time.
+    std::function<void(int)> at_iteration;
+    std::vector<int> at_iterations;
   };
   // Steps until done or until hooks.stop() returns true. Returns true when all iterations are done.
   bool run(const RunHooks& hooks);
