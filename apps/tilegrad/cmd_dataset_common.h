@@ -7,6 +7,7 @@
 
 #include "cli_checks.h"
 #include "tilegrad/training/dataset.h"
+#include "tilegrad/training/run.h"
 
 namespace tilegrad::cli {
 
@@ -68,13 +69,7 @@ inline void add_capture_options(CLI::App* cmd, training::DatasetOptions& data, b
 
 // Prints what loading changed (undistortion, resolution) and warns about frames left out.
 inline void print_dataset_notes(const training::TrainingDataset& data) {
-  for (const std::string& note : data.notes) std::printf("note: %s\n", note.c_str());
-  if (data.skipped.empty()) return;
-  std::string names;
-  for (std::size_t i = 0; i < data.skipped.size() && i < 10; ++i) names += (i ? ", " : "") + data.skipped[i];
-  if (data.skipped.size() > 10) names += ", ...";
-  std::printf("warning: left out %zu frame(s) whose image file is missing (--skip-missing-images): %s\n",
-              data.skipped.size(), names.c_str());
+  for (const std::string& line : training::dataset_notes(data)) std::printf("%s\n", line.c_str());
 }
 
 }  // namespace tilegrad::cli

@@ -79,8 +79,25 @@ def test_train_from_python(tmp_path):
 
     with pytest.raises(ValueError, match="unknown option 'itres'"):
         tilegrad.train(tmp_path / "data", tmp_path / "run3", itres=5)
-    with pytest.raises(ValueError, match="'iters' has the wrong type"):
+    # The command's own parser reads the options: its messages and checks.
+    with pytest.raises(ValueError, match="--iters: 'many' is not a number"):
         tilegrad.train(tmp_path / "data", tmp_path / "run3", iters="many")
+    with pytest.raises(ValueError, match="--iters: must be > 0, got 0"):
+        tilegrad.train(tmp_path / "data", tmp_path / "run3", iters=0)
+    with pytest.raises(ValueError, match="--eval-at: 9 is not an iteration of this run"):
+        tilegrad.train(tmp_path / "data", tmp_path / "run3", iters=4, eval_at=[2, 9])
+    with pytest.raises(ValueError, match="is a switch"):
+        tilegrad.train(tmp_path / "data", tmp_path / "run3", overwrite="yes")
+    assert {"iters", "eval_at", "undistort", "test_every", "renders", "overwrite"} <= set(tilegrad.train_options())
+
+    # Like the command, an earlier run is refused unless resumed or overwritten; log() gets the command's lines.
+    with pytest.raises(OSError, match="--overwrite"):
+        tilegrad.train(tmp_path / "data", tmp_path / "run", iters=6, device="cpu")
+    lines = []
+    again = tilegrad.train(tmp_path / "data", tmp_path / "run", log=lines.append, iters=4, log_every=2, eval_at=[2],
+                           init_points=300, device="cpu", sh_degree=1, renders=False, overwrite=True)
+    assert again["finished"] and again["iterations"] == 4
+    assert any(l.startswith("[eval] iteration 2") for l in lines) and any(l.startswith("trained 4") for l in lines)
     with pytest.raises(ZeroDivisionError):
         tilegrad.train(tmp_path / "data", tmp_path / "run4", progress=lambda p: 1 / 0, iters=4, log_every=2,
                        init_points=100, device="cpu", renders=False)
