@@ -137,3 +137,25 @@ def read_pfm(path):
     w, h = map(int, size.split())
     image = np.frombuffer(pixels, dtype="<f4").reshape(h, w, 3 if header == b"PF" else 1)
     return image[::-1]  # PFM stores the bottom row first
+
+
+@pytest.mark.skipif(cli_binary() is None, reason="no `tilegrad` command built in build/*/ (set TILEGRAD_CLI)")
+def test_distorted_capture_loads_as_pinhole_views_with_masks(tmp_path):
+    """A fisheye COLMAP capture (made by `tilegrad make-scene --lens`) loads undistorted into pinhole cameras; the
+    full-frame mode marks the pixels without a source in `valids`, crop mode has none; capture options are the
+    command's (names, checks, messages)."""
+    subprocess.run([cli_binary(), "make-scene", "--out", str(tmp_path / "cap"), "--width", "64", "--height", "48",
+                    "--train-views", "3", "--test-views", "0", "--lens", "OPENCV_FISHEYE", "--lens-params", "0.1",
+                    "0.02", "0", "0", "--supersample", "1", "--device", "cpu"], check=True, capture_output=True)
+    crop = tilegrad.load_dataset(tmp_path / "cap", test_every=0)
+    full = tilegrad.load_dataset(tmp_path / "cap", test_every=0, undistort="full")
+    assert len(crop.train) == 3 and len(full.train) == 3 and any("undistort" in n for n in full.notes)
+    assert all(v is None for v in crop.train.valids)
+    for c in range(3):
+        valid = full.train.valids[c]
+        assert valid.shape == (full.train.heights[c], full.train.widths[c]) and valid.dtype == np.uint8
+        assert 0 < valid.sum() < valid.size  # the corners of a fisheye's full frame have no source pixel
+        K = full.train.Ks[c]
+        assert K[0, 1] == 0 and K[2, 2] == 1  # pinhole intrinsics
+    with pytest.raises(ValueError, match="--undistort"):
+        tilegrad.load_dataset(tmp_path / "cap", undistort="sideways")
