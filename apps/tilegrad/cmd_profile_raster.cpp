@@ -26,7 +26,7 @@ struct RasterArgs {
   int warmup = 3, reps = 20;
   bool antialiased = false;
   double record_limit_mib = 0;
-  std::string out;
+  std::string out, dump;
 };
 
 void run_raster(const RasterArgs& a) {
@@ -36,6 +36,7 @@ void run_raster(const RasterArgs& a) {
   cfg.reps = a.reps;
   cfg.settings.antialiased = a.antialiased;
   cfg.max_record_bytes = static_cast<std::size_t>(a.record_limit_mib * 1024.0 * 1024.0);
+  cfg.dump_dir = a.dump;
   if (!a.modes.empty()) {
     cfg.modes.clear();
     for (const auto& m : a.modes) cfg.modes.push_back(parse_accumulation(m));
@@ -101,6 +102,9 @@ void add_raster_workload(CLI::App& profile) {
                   "the tiles run in strips of tile rows")
       ->check(checks::non_negative());
   cmd->add_option("--out", a->out, "Folder for raster.json and raster.md");
+  cmd->add_option("--dump", a->dump,
+                  "Folder for each workload's image and Owned gradients as raw float32 (<workload>.f32), to compare "
+                  "builds bit for bit (the digests printed and in raster.json compare them too)");
   cmd->callback([a] { run_raster(*a); });
 }
 
