@@ -66,12 +66,14 @@ TEST(Memory, StatisticsTrackHostAllocations) {
 }
 
 TEST(Workspace, SlotsGrowAndPersist) {
+  enum class Slot { Values, Other };
   Workspace ws(Device::Cpu);
-  int* a = ws.slot<int>(0, 10);
+  int* a = ws.slot<int>(Slot::Values, 10);
   a[9] = 7;
-  EXPECT_EQ(ws.slot<int>(0, 5), a);  // smaller request: same memory
-  EXPECT_GE(ws.bytes(), 40u);
-  ws.slot<int>(0, 1000);
+  EXPECT_EQ(ws.slot<int>(Slot::Values, 5), a);  // smaller request: same memory
+  EXPECT_NE(ws.slot<int>(Slot::Other, 5), a);   // another slot: other memory
+  EXPECT_GE(ws.bytes(), 60u);
+  ws.slot<int>(Slot::Values, 1000);
   EXPECT_GE(ws.bytes(), 4000u);
 }
 

@@ -31,28 +31,41 @@ struct LossWeights {
   std::vector<double> image, alpha, depth;
 };
 
-cpu::Params<double> params_of(test::HostScene<double>& s) {
-  cpu::Params<double> p;
-  p.count = s.count;
-  p.stored_degree = s.sh_degree;
-  p.means = s.means.data();
-  p.log_scales = s.log_scales.data();
-  p.quats = s.quats.data();
-  p.opacity_logits = s.opacity_logits.data();
-  p.sh = s.colors.empty() ? s.sh.data() : nullptr;
-  p.colors = s.colors.empty() ? nullptr : s.colors.data();
-  return p;
+namespace cpu = cpu_backend;
+
+ParamArrays<double> params_of(test::HostScene<double>& s) {
+  const bool colors = !s.colors.empty();
+  return {s.count,          s.sh_degree,           s.means.data(), s.log_scales.data(), s.quats.data(),
+          s.opacity_logits.data(), colors ? nullptr : s.sh.data(), colors ? s.colors.data() : nullptr};
+}
+
+struct Rendered {
+  cpu::State<double> state;
+  std::vector<double> image, alpha, depth;
+};
+
+void render(test::HostScene<double>& s, const ProjectionCamera& cam, const RasterSettings& settings, Rendered& r) {
+  const std::size_t pixels = std::size_t(cam.width) * cam.height;
+  r.image.assign(pixels * 3, 0.0);
+  r.alpha.assign(pixels, 0.0);
+  r.depth.assign(pixels, 0.0);
+  cpu::forward(params_of(s), cam, settings, r.state, {r.image.data(), r.alpha.data(), r.depth.data()});
 }
 
 double loss(test::HostScene<double>& s, const ProjectionCamera& cam, const RasterSettings& settings,
             const LossWeights& w) {
-  cpu::State<double> st;
-  cpu::forward(params_of(s), cam, settings, st);
+  Rendered r;
+  render(s, cam, settings, r);
   double l = 0;
-  for (std::size_t i = 0; i < st.image.size(); ++i) l += w.image[i] * st.image[i];
-  for (std::size_t i = 0; i < w.alpha.size(); ++i) l += w.alpha[i] * st.alpha[i] + w.depth[i] * st.depth[i];
+  for (std::size_t i = 0; i < r.image.size(); ++i) l += w.image[i] * r.image[i];
+  for (std::size_t i = 0; i < w.alpha.size(); ++i) l += w.alpha[i] * r.alpha[i] + w.depth[i] * r.depth[i];
   return l;
 }
+
+// The gradients of every parameter group (sh or colours, the other left empty).
+struct Grads {
+  std::vector<double> means, log_scales, quats, opacity_logits, sh, colors, mean2d;
+};
 
 void check_gradients(const Case& c) {
   SCOPED_TRACE(c.name);
@@ -74,12 +87,23 @@ void check_gradients(const Case& c) {
       w.depth.push_back(0.1 * u(rng));
     }
 
-  cpu::State<double> st;
-  cpu::forward(params_of(scene), cam, settings, st);
-  ASSERT_EQ(st.visible, c.count) << "every test Gaussian should be visible";
-  cpu::Grads<double> g;
-  cpu::backward(params_of(scene), st, w.image.data(), c.alpha_depth_losses ? w.alpha.data() : nullptr,
-                c.alpha_depth_losses ? w.depth.data() : nullptr, Accumulation::Owned, g);
+  Rendered r;
+  render(scene, cam, settings, r);
+  ASSERT_EQ(r.state.visible, c.count) << "every test Gaussian should be visible";
+  const std::size_t n = scene.count;
+  Grads g;
+  g.means.resize(n * 3);
+  g.log_scales.resize(n * 3);
+  g.quats.resize(n * 4);
+  g.opacity_logits.resize(n);
+  (c.colors ? g.colors : g.sh).resize(c.colors ? n * 3 : scene.sh.size());
+  g.mean2d.resize(n * 2);
+  cpu::backward(params_of(scene), r.state,
+                {w.image.data(), c.alpha_depth_losses ? w.alpha.data() : nullptr,
+                 c.alpha_depth_losses ? w.depth.data() : nullptr},
+                Accumulation::Owned,
+                {g.means.data(), g.log_scales.data(), g.quats.data(), g.opacity_logits.data(),
+                 c.colors ? nullptr : g.sh.data(), c.colors ? g.colors.data() : nullptr, g.mean2d.data(), nullptr});
 
   const char* names[] = {"means", "log_scales", "quats", "opacity_logits", "sh", "colors"};
   std::vector<std::vector<double>*> analytic = {&g.means, &g.log_scales, &g.quats, &g.opacity_logits, &g.sh, &g.colors};

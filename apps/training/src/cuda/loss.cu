@@ -2,7 +2,7 @@
 // reduction of the values (fixed block tree, then the block partials in order by one block). Arguments are
 // __grid_constant__: the shared passes take them by reference, which would otherwise copy them per thread.
 #include "cuda_backend.h"
-#include "tilegrad/ad/cuda/block_reduce.cuh"
+#include "tilegrad/core/cuda/block_reduce.cuh"
 #include "tilegrad/core/cuda/launch.cuh"
 
 namespace tilegrad::training::cuda_backend {

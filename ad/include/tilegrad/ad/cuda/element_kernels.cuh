@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "tilegrad/ad/cuda/block_reduce.cuh"
+#include "tilegrad/core/cuda/block_reduce.cuh"
 #include "tilegrad/ad/element_assembly.h"
 #include "tilegrad/core/cuda/launch.cuh"
 
