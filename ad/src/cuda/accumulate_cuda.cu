@@ -60,7 +60,7 @@ unsigned read_errors(const unsigned* d_errors) {
 }
 
 unsigned validate(Accumulation strategy, const Problem& p, Workspace& ws) {
-  unsigned* d_errors = ws.slot<unsigned>(cuda_impl::kSlotErrorFlag, 1);
+  unsigned* d_errors = ws.slot<unsigned>(cuda_impl::Slot::ErrorFlag, 1);
   TG_CUDA_CHECK(cudaMemsetAsync(d_errors, 0, sizeof(unsigned)));
   if (strategy != Accumulation::Owned) {
     cuda::launch(check_ids_kernel, p.count, kBlock, 0, p.ids, p.count, p.num_params, d_errors);
@@ -88,8 +88,8 @@ unsigned accumulate_cuda(Accumulation strategy, const Problem& p, Workspace& ws)
       cuda::launch(warp_aggregated_kernel, p.count, kBlock, 0, p.ids, p.values, p.count, p.width, p.grad);
       break;
     case Accumulation::SortReduce: {
-      std::uint32_t* offsets = ws.slot<std::uint32_t>(cuda_impl::kSlotOffsets, p.num_params + 1);
-      std::uint32_t* sorted = ws.slot<std::uint32_t>(cuda_impl::kSlotSortPerm, p.count);
+      std::uint32_t* offsets = ws.slot<std::uint32_t>(cuda_impl::Slot::Offsets, p.num_params + 1);
+      std::uint32_t* sorted = ws.slot<std::uint32_t>(cuda_impl::Slot::SortPerm, p.count);
       if (p.width == 1) {  // the values themselves travel with the keys: no gather afterwards
         cuda_impl::sort_records(p.ids, p.count, p.num_params, reinterpret_cast<const std::uint32_t*>(p.values), sorted,
                                 offsets, ws, 0);

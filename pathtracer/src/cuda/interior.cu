@@ -17,10 +17,10 @@
 #include "../layout.h"
 #include "kernels.h"
 #include "tilegrad/ad/cuda/accumulate_device.cuh"
+#include "tilegrad/ad/cuda/warp_sum_by_key.cuh"
 #include "tilegrad/core/cuda/launch.cuh"
 #include "tilegrad/core/error.h"
 #include "tilegrad/pathtracer/pixel_sample.h"
-#include "warp_sum.cuh"
 
 namespace tilegrad::pathtracer::cuda_impl {
 namespace {
@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(kBlock, !SOFT && MAX_DEPTH == 1 ? (HOLD ? 2 : 
         j = BY_BLOCK ? static_cast<int>(id) : find(table, listed, id);
         if (j < 0) *a.missing = 1u;
       }
-      warp_sum_by_key(id, row, [&](int c, float v) {
+      cuda::warp_sum_by_key(id, row, [&](int c, float v) {
         if (j >= 0) part[warp][j][c] += v;
       });
       __syncwarp();  // the next call's writer of the same sphere may be another lane of this warp
