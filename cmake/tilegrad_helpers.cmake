@@ -37,7 +37,8 @@ function(tilegrad_target_flags target)
 endfunction()
 
 # tilegrad_add_test(<name> LABEL cpu|gpu SOURCES ... CUDA_SOURCES ... DEPENDS ...)
-# GPU tests are built whenever the CUDA backend is; they skip (not fail) when no device is present.
+# GPU tests are built whenever the CUDA backend is; they skip (not fail) when no device is present. A source in
+# both binaries of a folder runs its backend suites on the binary's device (tests/support/backend_test.h).
 function(tilegrad_add_test name)
   cmake_parse_arguments(ARG "" "LABEL" "SOURCES;CUDA_SOURCES;DEPENDS" ${ARGN})
   if(ARG_LABEL STREQUAL "gpu" AND NOT TILEGRAD_WITH_CUDA)
@@ -49,6 +50,12 @@ function(tilegrad_add_test name)
   endif()
   add_executable(${name} ${sources})
   target_link_libraries(${name} PRIVATE ${ARG_DEPENDS} tilegrad_test_support GTest::gtest_main)
+  # The device of the suites written once for every backend (tests/support/backend_test.h).
+  if(ARG_LABEL STREQUAL "gpu")
+    target_compile_definitions(${name} PRIVATE TILEGRAD_TEST_DEVICE=Cuda)
+  else()
+    target_compile_definitions(${name} PRIVATE TILEGRAD_TEST_DEVICE=Cpu)
+  endif()
   tilegrad_target_flags(${name})
   gtest_discover_tests(${name}
     DISCOVERY_MODE PRE_TEST

@@ -1,5 +1,4 @@
-// Whole-pipeline gradients of the CPU reference in float64 against central finite differences, and the
-// behaviour of the compositing thresholds.
+// Whole-pipeline gradients of the CPU reference in float64 against central finite differences.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -162,66 +161,3 @@ TEST(GradientsCpu, FiftyGaussiansPrecomputedColours) {
   check_gradients({"colors", 50, 0, true, test::test_camera(48, 40, -2.0f, 1.5f), false, true});
 }
 
-TEST(Thresholds, FaintFragmentsAreSkippedAndClampedAlphaHasNoOpacityGradient) {
-  // Opacity below 1/255: nothing drawn. Opacity near 1: alpha clamped to 0.99, zero opacity gradient.
-  auto scene = test::random_scene<float>(1, 0, 11, true);
-  scene.means = {0, 0, 4};
-  scene.log_scales = {0, 0, 0};  // wide enough that the pixels next to the centre see weight > 0.99
-  scene.opacity_logits = {-7.0f};  // sigmoid = 0.0009 < 1/255
-  Rasterizer r(Device::Cpu);
-  const Camera cam = test::test_camera(32, 32);
-  Gaussians faint = test::to_gaussians(scene, Device::Cpu);
-  for (float a : r.forward(faint.view(), cam).alpha.to_vector()) ASSERT_EQ(a, 0.0f);
-  scene.opacity_logits = {9.0f};  // sigmoid = 0.9999 > 0.99
-  Gaussians solid = test::to_gaussians(scene, Device::Cpu);
-  const auto out = r.forward(solid.view(), cam);
-  const auto alpha = out.alpha.to_vector();
-  EXPECT_FLOAT_EQ(*std::max_element(alpha.begin(), alpha.end()), 0.99f);
-  // Only the clamped pixel(s) see this Gaussian's centre; make the loss depend on the clamped pixels alone.
-  std::vector<float> dl(32 * 32 * 3, 0.0f);
-  for (std::size_t i = 0; i < alpha.size(); ++i)
-    if (alpha[i] == 0.99f) dl[3 * i] = 1.0f;
-  const auto g = r.backward(out, solid.view(), Buffer<float>::from(dl, Device::Cpu).view());
-  EXPECT_EQ(g.opacity_logits.to_vector()[0], 0.0f);
-  EXPECT_GT(std::fabs(g.colors.to_vector()[0]), 0.0f);
-}
-
-TEST(Thresholds, CompositingStopsOnceOpaque) {
-  // Forty nearly opaque Gaussians stacked on the axis: after a few the transmittance is below 1e-4, and the
-  // Gaussians behind change nothing.
-  test::HostScene<float> s;
-  s.count = 40;
-  for (int i = 0; i < 40; ++i) {
-    s.means.insert(s.means.end(), {0.0f, 0.0f, 3.0f + 0.1f * i});
-    s.log_scales.insert(s.log_scales.end(), 3, std::log(2.0f));
-    s.quats.insert(s.quats.end(), {1, 0, 0, 0});
-    s.opacity_logits.push_back(4.0f);
-    s.colors.insert(s.colors.end(), {float(i % 2), 0.5f, 1.0f - float(i % 2)});
-    s.sh.insert(s.sh.end(), 3, 0.0f);
-  }
-  Rasterizer r(Device::Cpu);
-  const Camera cam = test::test_camera(16, 16);
-  const auto full = r.forward(test::to_gaussians(s, Device::Cpu).view(), cam).image.to_vector();
-  s.colors[3 * 39] = 0.123f;  // recolour the farthest one
-  const auto changed = r.forward(test::to_gaussians(s, Device::Cpu).view(), cam).image.to_vector();
-  EXPECT_EQ(full, changed);
-}
-
-TEST(GradientsCpu, StrategiesAgree) {
-  auto scene = test::random_scene<float>(40, 2, 21);
-  Gaussians g = test::to_gaussians(scene, Device::Cpu);
-  Rasterizer r(Device::Cpu);
-  const auto out = r.forward(g.view(), test::rotated_camera(64, 48, 0.2f));
-  std::vector<float> dl = test::random_floats(64 * 48 * 3, 3);
-  auto dl_buf = Buffer<float>::from(dl, Device::Cpu);
-  const auto owned = r.backward(out, g.view(), dl_buf.view(), {}, {}, {Accumulation::Owned});
-  for (Accumulation a : {Accumulation::Atomic, Accumulation::WarpAggregated, Accumulation::SortReduce}) {
-    const auto other = r.backward(out, g.view(), dl_buf.view(), {}, {}, {a});
-    EXPECT_LT(test::max_relative_error(other.means.to_vector(), owned.means.to_vector(), 1e-3), 1e-4) << to_string(a);
-    EXPECT_LT(test::max_relative_error(other.sh.to_vector(), owned.sh.to_vector(), 1e-3), 1e-4) << to_string(a);
-  }
-  // Owned is bitwise reproducible.
-  const auto again = r.backward(out, g.view(), dl_buf.view(), {}, {}, {Accumulation::Owned});
-  EXPECT_TRUE(test::bitwise_equal(again.means.to_vector(), owned.means.to_vector()));
-  EXPECT_TRUE(test::bitwise_equal(again.quats.to_vector(), owned.quats.to_vector()));
-}

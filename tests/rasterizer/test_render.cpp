@@ -1,9 +1,11 @@
-// Rendering on the CPU reference: one Gaussian against the analytic 2D Gaussian, compositing order, culling,
-// degenerate scenes, and API errors.
+// Rendering on every backend: one Gaussian against the analytic 2D Gaussian, compositing order, culling, the
+// compositing thresholds, degenerate scenes, the accumulation modes, and API errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
+#include "backend_test.h"
 #include "scenes.h"
 #include "tilegrad/rasterizer/rasterizer.h"
 
@@ -12,7 +14,9 @@ using namespace tilegrad::raster;
 
 namespace {
 
-Gaussians single(float x, float y, float z, float scale, float logit, std::array<float, 3> rgb) {
+class Render : public test::BackendTest {};
+
+Gaussians single(Device device, float x, float y, float z, float scale, float logit, std::array<float, 3> rgb) {
   test::HostScene<float> s;
   s.count = 1;
   s.means = {x, y, z};
@@ -21,18 +25,18 @@ Gaussians single(float x, float y, float z, float scale, float logit, std::array
   s.opacity_logits = {logit};
   s.colors = {rgb[0], rgb[1], rgb[2]};
   s.sh = {0, 0, 0};
-  return test::to_gaussians(s, Device::Cpu);
+  return test::to_gaussians(s, device);
 }
 
 }  // namespace
 
-TEST(RenderCpu, SingleGaussianMatchesTheAnalyticImage) {
+TEST_P(Render, SingleGaussianMatchesTheAnalyticImage) {
   const Camera cam = test::test_camera(64, 48, 2.5f, -1.5f);
   const float x = 0.3f, y = -0.2f, z = 4.0f, s = 0.15f;
-  Gaussians g = single(x, y, z, s, 0.5f, {0.9f, 0.4f, 0.2f});
+  Gaussians g = single(device(), x, y, z, s, 0.5f, {0.9f, 0.4f, 0.2f});
   RasterSettings settings;
   settings.thresholds = Thresholds::none();
-  Rasterizer r(Device::Cpu);
+  Rasterizer r(device());
   const auto out = r.forward(g.view(), cam, settings);
   const auto img = out.image.to_vector();
   const double u = cam.fx * x / z + cam.cx, v = cam.fy * y / z + cam.cy;
@@ -56,9 +60,9 @@ TEST(RenderCpu, SingleGaussianMatchesTheAnalyticImage) {
   EXPECT_EQ(out.visible_gaussians(), 1u);
 }
 
-TEST(RenderCpu, CompositesFrontToBackWhateverTheInputOrder) {
+TEST_P(Render, CompositesFrontToBackWhateverTheInputOrder) {
   // Two Gaussians on the optical axis: a red one at depth 6 and a blue one at depth 3 (in front).
-  auto scene = [](bool near_first) {
+  auto scene = [this](bool near_first) {
     test::HostScene<float> s;
     s.count = 2;
     const std::vector<float> far_mean = {0, 0, 6}, near_mean = {0, 0, 3};
@@ -71,13 +75,13 @@ TEST(RenderCpu, CompositesFrontToBackWhateverTheInputOrder) {
     s.quats = {1, 0, 0, 0, 1, 0, 0, 0};
     s.opacity_logits = {0.0f, 0.0f};
     s.sh = std::vector<float>(6, 0.0f);
-    return test::to_gaussians(s, Device::Cpu);
+    return test::to_gaussians(s, device());
   };
   Gaussians a = scene(true), b = scene(false);
   const Camera cam = test::test_camera(32, 32);
   RasterSettings settings;
   settings.thresholds = Thresholds::none();
-  Rasterizer r(Device::Cpu);
+  Rasterizer r(device());
   const auto img_a = r.forward(a.view(), cam, settings).image.to_vector();
   const auto img_b = r.forward(b.view(), cam, settings).image.to_vector();
   EXPECT_EQ(img_a, img_b);
@@ -94,7 +98,7 @@ TEST(RenderCpu, CompositesFrontToBackWhateverTheInputOrder) {
   EXPECT_NEAR(img_a[centre], alpha_at(6) * (1 - alpha_at(3)), 1e-6);
 }
 
-TEST(RenderCpu, CullsWhatCannotBeSeen) {
+TEST_P(Render, CullsWhatCannotBeSeen) {
   test::HostScene<float> s;
   s.count = 4;
   s.means = {0, 0, -3,       // behind the camera
@@ -105,10 +109,10 @@ TEST(RenderCpu, CullsWhatCannotBeSeen) {
   s.quats = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
   s.opacity_logits = {1, 1, 1, NAN};
   s.sh = std::vector<float>(12, 0.5f);
-  Gaussians g = test::to_gaussians(s, Device::Cpu);
+  Gaussians g = test::to_gaussians(s, device());
   RasterSettings settings;
   settings.background[1] = 0.25f;
-  Rasterizer r(Device::Cpu);
+  Rasterizer r(device());
   const auto out = r.forward(g.view(), test::test_camera(32, 24), settings);
   EXPECT_EQ(out.visible_gaussians(), 0u);
   EXPECT_EQ(out.instances(), 0u);
@@ -116,39 +120,39 @@ TEST(RenderCpu, CullsWhatCannotBeSeen) {
   for (std::size_t i = 0; i < img.size(); ++i) ASSERT_EQ(img[i], i % 3 == 1 ? 0.25f : 0.0f);
 }
 
-TEST(RenderCpu, EmptyZeroSizedAndHugeScenes) {
-  Rasterizer r(Device::Cpu);
-  Gaussians empty = Gaussians::allocate(0, 0, Device::Cpu);
+TEST_P(Render, EmptyZeroSizedAndHugeScenes) {
+  Rasterizer r(device());
+  Gaussians empty = Gaussians::allocate(0, 0, device());
   auto out = r.forward(empty.view(), test::test_camera(20, 10));
   EXPECT_EQ(out.image.size(), 600u);
   Camera no_pixels = test::test_camera(20, 10);
   no_pixels.width = no_pixels.height = 0;
   auto zero = r.forward(empty.view(), no_pixels);
   EXPECT_EQ(zero.image.size(), 0u);
-  Gaussians one = single(0, 0, 3, 0.2f, 1.0f, {1, 1, 1});
+  Gaussians one = single(device(), 0, 0, 3, 0.2f, 1.0f, {1, 1, 1});
   auto zero_one = r.forward(one.view(), no_pixels);
   EXPECT_EQ(zero_one.image.size(), 0u);
   // One Gaussian far larger than the screen: every pixel covered, nothing breaks.
-  Gaussians huge = single(0, 0, 3, 50.0f, 3.0f, {0.2f, 0.6f, 1.0f});
+  Gaussians huge = single(device(), 0, 0, 3, 50.0f, 3.0f, {0.2f, 0.6f, 1.0f});
   auto big = r.forward(huge.view(), test::test_camera(40, 30));
   const auto alpha = big.alpha.to_vector();
   for (float a : alpha) ASSERT_GT(a, 0.9f);
-  const Gradients gr = r.backward(big, huge.view(), Buffer<float>::zeros(40 * 30 * 3, Device::Cpu).view());
+  const Gradients gr = r.backward(big, huge.view(), Buffer<float>::zeros(40 * 30 * 3, device()).view());
   EXPECT_EQ(gr.means.size(), 3u);
 }
 
-TEST(RenderCpu, BackwardRejectsBadInput) {
+TEST_P(Render, BackwardRejectsBadInput) {
   auto scene = test::random_scene<float>(5, 1, 3);
-  Gaussians g = test::to_gaussians(scene, Device::Cpu);
-  Rasterizer r(Device::Cpu);
+  Gaussians g = test::to_gaussians(scene, device());
+  Rasterizer r(device());
   const Camera cam = test::test_camera(32, 24);
   const auto out = r.forward(g.view(), cam);
-  auto grad_img = Buffer<float>::zeros(32 * 24 * 3, Device::Cpu);
-  EXPECT_THROW(r.backward(out, g.view(), Buffer<float>::zeros(10, Device::Cpu).view()), InvalidArgument);
+  auto grad_img = Buffer<float>::zeros(32 * 24 * 3, device());
+  EXPECT_THROW(r.backward(out, g.view(), Buffer<float>::zeros(10, device()).view()), InvalidArgument);
   std::vector<float> with_nan(32 * 24 * 3, 0.0f);
   with_nan[100] = NAN;
   try {
-    r.backward(out, g.view(), Buffer<float>::from(with_nan, Device::Cpu).view());
+    r.backward(out, g.view(), Buffer<float>::from(with_nan, device()).view());
     FAIL();
   } catch (const InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("NaN"), std::string::npos);
@@ -156,12 +160,12 @@ TEST(RenderCpu, BackwardRejectsBadInput) {
   g.version += 1;  // an optimiser step happened
   EXPECT_THROW(r.backward(out, g.view(), grad_img.view()), InvalidArgument);
   g.version -= 1;
-  Gaussians other = test::to_gaussians(scene, Device::Cpu);
+  Gaussians other = test::to_gaussians(scene, device());
   EXPECT_THROW(r.backward(out, other.view(), grad_img.view()), InvalidArgument);
   EXPECT_NO_THROW(r.backward(out, g.view(), grad_img.view()));
   EXPECT_NO_THROW(r.backward(out, g.view(), grad_img.view()));  // the same context twice is fine
   // A depth gradient needs a forward that rendered depth.
-  auto grad_depth = Buffer<float>::zeros(32 * 24, Device::Cpu);
+  auto grad_depth = Buffer<float>::zeros(32 * 24, device());
   EXPECT_TRUE(out.depth.empty());
   try {
     r.backward(out, g.view(), grad_img.view(), {}, grad_depth.view());
@@ -176,10 +180,10 @@ TEST(RenderCpu, BackwardRejectsBadInput) {
   EXPECT_NO_THROW(r.backward(out_depth, g.view(), grad_img.view(), {}, grad_depth.view()));
 }
 
-TEST(RenderCpu, ForwardRejectsBadInput) {
+TEST_P(Render, ForwardRejectsBadInput) {
   auto scene = test::random_scene<float>(3, 2, 4);
-  Gaussians g = test::to_gaussians(scene, Device::Cpu);
-  Rasterizer r(Device::Cpu);
+  Gaussians g = test::to_gaussians(scene, device());
+  Rasterizer r(device());
   Camera cam = test::test_camera(16, 16);
   RasterSettings s;
   s.sh_degree = 3;
@@ -196,3 +200,69 @@ TEST(RenderCpu, ForwardRejectsBadInput) {
     EXPECT_NE(std::string(e.what()).find("quats"), std::string::npos);
   }
 }
+
+TEST_P(Render, FaintFragmentsAreSkippedAndClampedAlphaHasNoOpacityGradient) {
+  // Opacity below 1/255: nothing drawn. Opacity near 1: alpha clamped to 0.99, zero opacity gradient.
+  auto scene = test::random_scene<float>(1, 0, 11, true);
+  scene.means = {0, 0, 4};
+  scene.log_scales = {0, 0, 0};  // wide enough that the pixels next to the centre see weight > 0.99
+  scene.opacity_logits = {-7.0f};  // sigmoid = 0.0009 < 1/255
+  Rasterizer r(device());
+  const Camera cam = test::test_camera(32, 32);
+  Gaussians faint = test::to_gaussians(scene, device());
+  for (float a : r.forward(faint.view(), cam).alpha.to_vector()) ASSERT_EQ(a, 0.0f);
+  scene.opacity_logits = {9.0f};  // sigmoid = 0.9999 > 0.99
+  Gaussians solid = test::to_gaussians(scene, device());
+  const auto out = r.forward(solid.view(), cam);
+  const auto alpha = out.alpha.to_vector();
+  EXPECT_FLOAT_EQ(*std::max_element(alpha.begin(), alpha.end()), 0.99f);
+  // Only the clamped pixel(s) see this Gaussian's centre; make the loss depend on the clamped pixels alone.
+  std::vector<float> dl(32 * 32 * 3, 0.0f);
+  for (std::size_t i = 0; i < alpha.size(); ++i)
+    if (alpha[i] == 0.99f) dl[3 * i] = 1.0f;
+  const auto g = r.backward(out, solid.view(), Buffer<float>::from(dl, device()).view());
+  EXPECT_EQ(g.opacity_logits.to_vector()[0], 0.0f);
+  EXPECT_GT(std::fabs(g.colors.to_vector()[0]), 0.0f);
+}
+
+TEST_P(Render, CompositingStopsOnceOpaque) {
+  // Forty nearly opaque Gaussians stacked on the axis: after a few the transmittance is below 1e-4, and the
+  // Gaussians behind change nothing.
+  test::HostScene<float> s;
+  s.count = 40;
+  for (int i = 0; i < 40; ++i) {
+    s.means.insert(s.means.end(), {0.0f, 0.0f, 3.0f + 0.1f * i});
+    s.log_scales.insert(s.log_scales.end(), 3, std::log(2.0f));
+    s.quats.insert(s.quats.end(), {1, 0, 0, 0});
+    s.opacity_logits.push_back(4.0f);
+    s.colors.insert(s.colors.end(), {float(i % 2), 0.5f, 1.0f - float(i % 2)});
+    s.sh.insert(s.sh.end(), 3, 0.0f);
+  }
+  Rasterizer r(device());
+  const Camera cam = test::test_camera(16, 16);
+  const auto full = r.forward(test::to_gaussians(s, device()).view(), cam).image.to_vector();
+  s.colors[3 * 39] = 0.123f;  // recolour the farthest one
+  const auto changed = r.forward(test::to_gaussians(s, device()).view(), cam).image.to_vector();
+  EXPECT_EQ(full, changed);
+}
+
+TEST_P(Render, AccumulationModesAgreeAndOwnedRepeatsBitwise) {
+  auto scene = test::random_scene<float>(40, 2, 21);
+  Gaussians g = test::to_gaussians(scene, device());
+  Rasterizer r(device());
+  const auto out = r.forward(g.view(), test::rotated_camera(64, 48, 0.2f));
+  std::vector<float> dl = test::random_floats(64 * 48 * 3, 3);
+  auto dl_buf = Buffer<float>::from(dl, device());
+  const auto owned = r.backward(out, g.view(), dl_buf.view(), {}, {}, {Accumulation::Owned});
+  for (Accumulation a : {Accumulation::Atomic, Accumulation::WarpAggregated, Accumulation::SortReduce}) {
+    const auto other = r.backward(out, g.view(), dl_buf.view(), {}, {}, {a});
+    EXPECT_LT(test::max_relative_error(other.means.to_vector(), owned.means.to_vector(), 1e-3), 1e-4) << to_string(a);
+    EXPECT_LT(test::max_relative_error(other.sh.to_vector(), owned.sh.to_vector(), 1e-3), 1e-4) << to_string(a);
+  }
+  // Owned is bitwise reproducible.
+  const auto again = r.backward(out, g.view(), dl_buf.view(), {}, {}, {Accumulation::Owned});
+  EXPECT_TRUE(test::bitwise_equal(again.means.to_vector(), owned.means.to_vector()));
+  EXPECT_TRUE(test::bitwise_equal(again.quats.to_vector(), owned.quats.to_vector()));
+}
+
+TG_BACKEND_TESTS(Render);
