@@ -19,7 +19,6 @@ function(tilegrad_header_dep name header)
 endfunction()
 
 if(TILEGRAD_BUILD_APPS)
-  tilegrad_header_dep(glm glm/glm.hpp)
   tilegrad_header_dep(stb stb/stb_image.h)
   tilegrad_header_dep(json nlohmann/json.hpp)
   tilegrad_header_dep(cli11 CLI/CLI.hpp)
