@@ -24,6 +24,23 @@ inline ParamArrays<float> param_arrays(const GaussiansView& g) {
           colors ? nullptr : g.sh.data(), colors ? g.colors.data() : nullptr};
 }
 
+// The gradient buffers of a backward on `device`: every parameter group of g (sh or colors, the other empty),
+// mean2d, and mean2d_abs when settings ask for it.
+inline Gradients allocate_gradients(const GaussiansView& g, const BackwardSettings& settings, Device device) {
+  const std::size_t n = g.count;
+  const bool colors = !g.colors.empty();
+  Gradients grads;
+  grads.means = Buffer<float>(n * 3, device);
+  grads.log_scales = Buffer<float>(n * 3, device);
+  grads.quats = Buffer<float>(n * 4, device);
+  grads.opacity_logits = Buffer<float>(n, device);
+  grads.sh = Buffer<float>(colors ? 0 : n * sh_coefficients(g.sh_degree) * 3, device);
+  grads.colors = Buffer<float>(colors ? n * 3 : 0, device);
+  grads.mean2d = Buffer<float>(n * 2, device);
+  grads.mean2d_abs = Buffer<float>(settings.absolute_mean2d ? n * 2 : 0, device);
+  return grads;
+}
+
 // dL/d of the forward's outputs on the backend's device: image [H, W, 3]; alpha and depth [H, W] or null (zero).
 template <class T>
 struct LossGradients {

@@ -7,7 +7,7 @@
 
 #include "accumulate_fixtures.h"
 #include "backend_test.h"
-#include "tilegrad/ad/accumulate.h"
+#include "tilegrad/ad/accumulator.h"
 
 using namespace tilegrad;
 using test::Records;

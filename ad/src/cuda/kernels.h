@@ -6,7 +6,7 @@
 
 #include "../backend.h"
 
-namespace tilegrad::ad_backend::cuda_impl {
+namespace tilegrad::ad::cuda_backend {
 
 // grad[s] += exact sum of rows [offsets[s], offsets[s+1]) (rows through perm when given). max_rows: 0, or
 // a bound on every segment's length (short bounds take a one-launch path; same bits).
@@ -38,4 +38,4 @@ enum class Slot : std::size_t {
   MultiTasks,
 };
 
-}  // namespace tilegrad::ad_backend::cuda_impl
+}  // namespace tilegrad::ad::cuda_backend

@@ -25,7 +25,7 @@
 #include "tilegrad/ad/exact_sum.h"
 #include "tilegrad/core/cuda/launch.cuh"
 
-namespace tilegrad::ad_backend::cuda_impl {
+namespace tilegrad::ad::cuda_backend {
 namespace {
 
 using cuda::global_thread;
@@ -528,4 +528,4 @@ void segmented_sum(const float* values, const std::uint32_t* perm, const std::ui
   run_plan(rows, offsets, num_segments, count, kTinyMax + 1, out, ws, stream);
 }
 
-}  // namespace tilegrad::ad_backend::cuda_impl
+}  // namespace tilegrad::ad::cuda_backend

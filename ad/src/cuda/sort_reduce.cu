@@ -9,7 +9,7 @@
 #include "tilegrad/core/cuda/launch.cuh"
 #include "tilegrad/core/cuda/radix_bits.h"
 
-namespace tilegrad::ad_backend::cuda_impl {
+namespace tilegrad::ad::cuda_backend {
 namespace {
 
 using cuda::global_thread;
@@ -55,4 +55,4 @@ void sort_records(const std::uint32_t* ids, std::size_t count, std::size_t num_p
   cuda::launch(offsets_kernel, num_params + 1, kBlock, stream, sorted_ids, count, num_params, offsets);
 }
 
-}  // namespace tilegrad::ad_backend::cuda_impl
+}  // namespace tilegrad::ad::cuda_backend

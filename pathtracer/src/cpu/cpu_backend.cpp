@@ -8,7 +8,7 @@
 
 #include "../backend.h"
 #include "loops.h"
-#include "tilegrad/ad/accumulate.h"
+#include "tilegrad/ad/accumulator.h"
 #include "tilegrad/core/error.h"
 
 namespace tilegrad::pathtracer {

@@ -6,7 +6,7 @@
 
 #include "../backend.h"
 #include "kernels.h"
-#include "tilegrad/ad/accumulate.h"
+#include "tilegrad/ad/accumulator.h"
 #include "tilegrad/core/cuda/check.h"
 #include "tilegrad/core/error.h"
 #include "tilegrad/pathtracer/pixel_sample.h"

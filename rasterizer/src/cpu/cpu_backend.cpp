@@ -30,17 +30,8 @@ class CpuBackend final : public Backend {
 
   Gradients backward(const GaussiansView& g, const ForwardState& state, const LossGradients<float>& dl,
                      const BackwardSettings& settings, StageTimes*) override {
-    const std::size_t n = g.count;
     const bool colors = !g.colors.empty();
-    Gradients grads;
-    grads.means = Buffer<float>(n * 3, Device::Cpu);
-    grads.log_scales = Buffer<float>(n * 3, Device::Cpu);
-    grads.quats = Buffer<float>(n * 4, Device::Cpu);
-    grads.opacity_logits = Buffer<float>(n, Device::Cpu);
-    grads.sh = Buffer<float>(colors ? 0 : n * sh_coefficients(g.sh_degree) * 3, Device::Cpu);
-    grads.colors = Buffer<float>(colors ? n * 3 : 0, Device::Cpu);
-    grads.mean2d = Buffer<float>(n * 2, Device::Cpu);
-    grads.mean2d_abs = Buffer<float>(settings.absolute_mean2d ? n * 2 : 0, Device::Cpu);
+    Gradients grads = allocate_gradients(g, settings, Device::Cpu);
     cpu_backend::backward(param_arrays(g), static_cast<const CpuState&>(state).s, dl, settings.accumulation,
                           {grads.means.data(), grads.log_scales.data(), grads.quats.data(), grads.opacity_logits.data(),
                            colors ? nullptr : grads.sh.data(), colors ? grads.colors.data() : nullptr,

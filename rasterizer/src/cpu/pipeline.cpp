@@ -5,7 +5,7 @@
 #include <numeric>
 #include <type_traits>
 
-#include "tilegrad/ad/accumulate.h"
+#include "tilegrad/ad/accumulator.h"
 #include "tilegrad/rasterizer/element/blend.h"
 #include "tilegrad/rasterizer/element/projection_backward.h"
 #include "tilegrad/rasterizer/gaussians.h"

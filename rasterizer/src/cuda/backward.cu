@@ -18,8 +18,7 @@ Gradients backward(const GaussiansView& g, const DeviceState& s, const LossGradi
   const Accumulation accumulation = settings.accumulation;
   // Records carry depth and |dL/dmean2d| only when something needs them.
   const int width = (dl.depth || settings.absolute_mean2d) ? kGrad2dWidth : kGrad2dCoreWidth;
-  const std::size_t n = g.count, visible = s.visible;
-  const bool colors = !g.colors.empty();
+  const std::size_t visible = s.visible;
   const TileGrid& grid = s.grid();
   StageClock clock(times != nullptr);
 
@@ -93,15 +92,7 @@ Gradients backward(const GaussiansView& g, const DeviceState& s, const LossGradi
     }
   }
 
-  Gradients grads;
-  grads.means = Buffer<float>(n * 3, Device::Cuda);
-  grads.log_scales = Buffer<float>(n * 3, Device::Cuda);
-  grads.quats = Buffer<float>(n * 4, Device::Cuda);
-  grads.opacity_logits = Buffer<float>(n, Device::Cuda);
-  grads.sh = Buffer<float>(colors ? 0 : n * sh_coefficients(g.sh_degree) * 3, Device::Cuda);
-  grads.colors = Buffer<float>(colors ? n * 3 : 0, Device::Cuda);
-  grads.mean2d = Buffer<float>(n * 2, Device::Cuda);
-  grads.mean2d_abs = Buffer<float>(settings.absolute_mean2d ? n * 2 : 0, Device::Cuda);
+  Gradients grads = allocate_gradients(g, settings, Device::Cuda);
   project_backward(g, s, grad2d, width, grads);
   clock.mark();
   if (times) {  // marks: blend and reduce of each strip, then the projection backward

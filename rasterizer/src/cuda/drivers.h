@@ -1,7 +1,7 @@
 // Internal: the CUDA backend's forward and backward drivers (forward.cu, backward.cu), which run the stages.
 #pragma once
 #include "cuda/device_state.h"
-#include "tilegrad/ad/accumulate.h"
+#include "tilegrad/ad/accumulator.h"
 #include "tilegrad/core/workspace.h"
 
 namespace tilegrad::raster::cuda_backend {

@@ -1,12 +1,14 @@
 // Dual<T, N>: forward-mode number carrying a value and N partial derivatives; host and device.
 #pragma once
+#include "tilegrad/ad/compare_values.h"
 #include "tilegrad/core/common.h"
 #include "tilegrad/core/math.h"
 
 namespace tilegrad {
 
+// Comparisons look at the value only (CompareValues).
 template <class T, int N>
-struct Dual {
+struct Dual : CompareValues<Dual<T, N>, T> {
   T v;     // value
   T d[N];  // partials d v / d x_i
 
@@ -88,22 +90,6 @@ struct Dual {
     TG_UNROLL for (int i = 0; i < N; ++i) r.d[i] = s * b.d[i];
     return r;
   }
-
-  // Comparisons look at the value only.
-  TG_HD friend bool operator<(const Dual& a, const Dual& b) { return a.v < b.v; }
-  TG_HD friend bool operator>(const Dual& a, const Dual& b) { return a.v > b.v; }
-  TG_HD friend bool operator<=(const Dual& a, const Dual& b) { return a.v <= b.v; }
-  TG_HD friend bool operator>=(const Dual& a, const Dual& b) { return a.v >= b.v; }
-  TG_HD friend bool operator==(const Dual& a, const Dual& b) { return a.v == b.v; }
-  TG_HD friend bool operator!=(const Dual& a, const Dual& b) { return a.v != b.v; }
-  TG_HD friend bool operator<(const Dual& a, T b) { return a.v < b; }
-  TG_HD friend bool operator>(const Dual& a, T b) { return a.v > b; }
-  TG_HD friend bool operator<=(const Dual& a, T b) { return a.v <= b; }
-  TG_HD friend bool operator>=(const Dual& a, T b) { return a.v >= b; }
-  TG_HD friend bool operator<(T a, const Dual& b) { return a < b.v; }
-  TG_HD friend bool operator>(T a, const Dual& b) { return a > b.v; }
-  TG_HD friend bool operator<=(T a, const Dual& b) { return a <= b.v; }
-  TG_HD friend bool operator>=(T a, const Dual& b) { return a >= b.v; }
 };
 
 // First-order chain rule: r = f(a) with f'(a.v) = df.

@@ -1,13 +1,15 @@
 // Hyper<T, N>: second-order forward-mode number carrying value, gradient and the symmetric Hessian
 // (packed upper triangle) with respect to N variables; host and device.
 #pragma once
+#include "tilegrad/ad/compare_values.h"
 #include "tilegrad/core/common.h"
 #include "tilegrad/core/math.h"
 
 namespace tilegrad {
 
+// Comparisons look at the value only (CompareValues).
 template <class T, int N>
-struct Hyper {
+struct Hyper : CompareValues<Hyper<T, N>, T> {
   static constexpr int kPacked = N * (N + 1) / 2;
   // Index of (i, j), i <= j, in the packed upper triangle (row-major).
   TG_HD static constexpr int packed(int i, int j) { return i * N - i * (i - 1) / 2 + (j - i); }
@@ -98,21 +100,6 @@ struct Hyper {
     const T inv = T(1) / b.v;
     return chain(b, inv, -inv * inv, T(2) * inv * inv * inv);
   }
-
-  TG_HD friend bool operator<(const Hyper& a, const Hyper& b) { return a.v < b.v; }
-  TG_HD friend bool operator>(const Hyper& a, const Hyper& b) { return a.v > b.v; }
-  TG_HD friend bool operator<=(const Hyper& a, const Hyper& b) { return a.v <= b.v; }
-  TG_HD friend bool operator>=(const Hyper& a, const Hyper& b) { return a.v >= b.v; }
-  TG_HD friend bool operator==(const Hyper& a, const Hyper& b) { return a.v == b.v; }
-  TG_HD friend bool operator!=(const Hyper& a, const Hyper& b) { return a.v != b.v; }
-  TG_HD friend bool operator<(const Hyper& a, T b) { return a.v < b; }
-  TG_HD friend bool operator>(const Hyper& a, T b) { return a.v > b; }
-  TG_HD friend bool operator<=(const Hyper& a, T b) { return a.v <= b; }
-  TG_HD friend bool operator>=(const Hyper& a, T b) { return a.v >= b; }
-  TG_HD friend bool operator<(T a, const Hyper& b) { return a < b.v; }
-  TG_HD friend bool operator>(T a, const Hyper& b) { return a > b.v; }
-  TG_HD friend bool operator<=(T a, const Hyper& b) { return a <= b.v; }
-  TG_HD friend bool operator>=(T a, const Hyper& b) { return a >= b.v; }
 
   // Second-order chain rule: r = f(a), f' = df, f'' = d2f:  H_r = df H_a + d2f g_a g_a^T.
   TG_HD friend Hyper chain(const Hyper& a, T f, T df, T d2f) {
