@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <random>
 
 #include "backend_test.h"
 #include "scenes.h"
@@ -263,6 +265,42 @@ TEST_P(Render, AccumulationModesAgreeAndOwnedRepeatsBitwise) {
   const auto again = r.backward(out, g.view(), dl_buf.view(), {}, {}, {Accumulation::Owned});
   EXPECT_TRUE(test::bitwise_equal(again.means.to_vector(), owned.means.to_vector()));
   EXPECT_TRUE(test::bitwise_equal(again.quats.to_vector(), owned.quats.to_vector()));
+}
+
+// The deterministic modes' promise: the same bits whatever the order of the Gaussians (their depths distinct;
+// equal depths composite in index order), SortReduce's equal to Owned's.
+TEST_P(Render, DeterministicGradientsDoNotDependOnTheOrderOfTheGaussians) {
+  const auto scene = test::dense_scene(test::scaled(3000), 2, 96, 31);
+  std::vector<std::size_t> order(scene.count);
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(8));
+  // Gaussian i of the shuffled scene is Gaussian order[i] of the scene.
+  auto permute = [&](const std::vector<float>& v) {
+    std::vector<float> out(v.size());
+    const std::size_t width = v.size() / scene.count;
+    for (std::size_t i = 0; i < scene.count; ++i) std::copy_n(v.begin() + order[i] * width, width, out.begin() + i * width);
+    return out;
+  };
+  test::HostScene<float> shuffled = scene;
+  for (auto [dst, src] : {std::pair{&shuffled.means, &scene.means}, {&shuffled.log_scales, &scene.log_scales},
+                          {&shuffled.quats, &scene.quats}, {&shuffled.opacity_logits, &scene.opacity_logits},
+                          {&shuffled.sh, &scene.sh}})
+    *dst = permute(*src);
+  const Camera cam = test::test_camera(96, 72);
+  const auto dl = Buffer<float>::from(test::random_floats(96 * 72 * 3, 4), device());
+  Rasterizer r(device());
+  Gaussians a = test::to_gaussians(scene, device()), b = test::to_gaussians(shuffled, device());
+  const auto fa = r.forward(a.view(), cam), fb = r.forward(b.view(), cam);
+  EXPECT_TRUE(test::bitwise_equal(fa.image.to_vector(), fb.image.to_vector()));
+  for (Accumulation mode : {Accumulation::Owned, Accumulation::SortReduce}) {
+    const Gradients ga = r.backward(fa, a.view(), dl.view(), {}, {}, {mode});
+    const Gradients gb = r.backward(fb, b.view(), dl.view(), {}, {}, {mode});
+    for (const auto& [x, y] : {std::pair{&ga.means, &gb.means}, {&ga.log_scales, &gb.log_scales},
+                                {&ga.quats, &gb.quats}, {&ga.opacity_logits, &gb.opacity_logits},
+                                {&ga.sh, &gb.sh}, {&ga.mean2d, &gb.mean2d}}) {
+      EXPECT_TRUE(test::bitwise_equal(permute(x->to_vector()), y->to_vector())) << to_string(mode);
+    }
+  }
 }
 
 TG_BACKEND_TESTS(Render);
