@@ -33,7 +33,7 @@ class CpuBackend final : public Backend {
 #pragma omp parallel for schedule(dynamic, 1)
     for (int y = 0; y < h; ++y)
       for (int x = 0; x < w; ++x) {
-        const Vec3<float> L = cpu::pixel_radiance(sc, st, x, y);
+        const Vec3<float> L = cpu_backend::pixel_radiance(sc, st, x, y);
         for (int c = 0; c < 3; ++c) image[(static_cast<std::size_t>(y) * w + x) * 3 + c] = L[c];
       }
   }
@@ -86,7 +86,7 @@ class CpuBackend final : public Backend {
         const int x1 = std::min(x0 + kTileSize, sc.camera.width), y1 = std::min(y0 + kTileSize, sc.camera.height);
         for (int y = y0; y < y1; ++y)
           for (int x = x0; x < x1; ++x)
-            cpu::pixel_contributions(sc, st, x, y, d_image, [&](int, int, int id, const float* row) {
+            cpu_backend::pixel_contributions(sc, st, x, y, d_image, [&](int, int, int id, const float* row) {
               const std::uint32_t* it = std::lower_bound(ids, ids + listed, static_cast<std::uint32_t>(id));
               if (it == ids + listed || *it != static_cast<std::uint32_t>(id)) {
                 missing = true;
@@ -106,7 +106,7 @@ class CpuBackend final : public Backend {
 #pragma omp parallel for schedule(dynamic, 16)
       for (std::ptrdiff_t i = 0; i < curves; ++i) {
         const EdgeCurve& e = L.edges.curves[i];
-        cpu::curve_contributions(sc, st, e, d_image, [&](std::uint32_t k, const EdgeRows<float>& rows) {
+        cpu_backend::curve_contributions(sc, st, e, d_image, [&](std::uint32_t k, const EdgeRows<float>& rows) {
           auto put = [&](std::uint32_t row, const float* v) {  // the chunk's row holds the sum of its samples
             float* dst = &m_values[(static_cast<std::size_t>(row) + edge_chunk(e, k)) * kSphereParams];
             for (int c = 0; c < kSphereParams; ++c) dst[c] += v[c];
@@ -139,7 +139,7 @@ class CpuBackend final : public Backend {
         for (int y = y0; y < y1; ++y)
           for (int x = 0; x < w; ++x) {
             const std::size_t base = (static_cast<std::size_t>(y - y0) * w + x) * per_pixel;
-            cpu::pixel_contributions(sc, st, x, y, d_image, [&](int s, int k, int id, const float* row) {
+            cpu_backend::pixel_contributions(sc, st, x, y, d_image, [&](int s, int k, int id, const float* row) {
               const std::size_t i = base + static_cast<std::size_t>(s) * slots + k;
               m_ids[i] = static_cast<std::uint32_t>(id);
               std::memcpy(&m_values[i * kSphereParams], row, sizeof(float) * kSphereParams);
@@ -156,7 +156,7 @@ class CpuBackend final : public Backend {
 #pragma omp parallel for schedule(dynamic, 16)
       for (std::ptrdiff_t i = 0; i < curves; ++i) {
         const EdgeCurve& e = L.edges.curves[i];
-        cpu::curve_contributions(sc, st, e, d_image, [&](std::uint32_t k, const EdgeRows<float>& rows) {
+        cpu_backend::curve_contributions(sc, st, e, d_image, [&](std::uint32_t k, const EdgeRows<float>& rows) {
           const std::size_t slot = 2 * (static_cast<std::size_t>(e.first) + k);
           auto put = [&](std::size_t r, int id, const float* v) {
             m_ids[r] = static_cast<std::uint32_t>(id);

@@ -29,7 +29,7 @@ std::vector<T> reference_render(const SceneT<T>& scene, const RenderSettings& rs
 #pragma omp parallel for schedule(dynamic, 1)
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
-      const Vec3<T> L = cpu::pixel_radiance(sc, rs, x, y);
+      const Vec3<T> L = cpu_backend::pixel_radiance(sc, rs, x, y);
       for (int c = 0; c < 3; ++c) image[(static_cast<std::size_t>(y) * w + x) * 3 + c] = L[c];
     }
   return image;
@@ -55,7 +55,7 @@ ReferenceGradient<T> reference_gradient(const SceneT<T>& scene, const RenderSett
     for (int y = 0; y < h; ++y) {
       std::vector<T> local(n, T(0));
       for (int x = 0; x < w; ++x)
-        cpu::pixel_contributions(sc, rs, x, y, d_image.data(), [&](int, int, int id, const T* row) {
+        cpu_backend::pixel_contributions(sc, rs, x, y, d_image.data(), [&](int, int, int id, const T* row) {
           for (int c = 0; c < kSphereParams; ++c) local[static_cast<std::size_t>(id) * kSphereParams + c] += row[c];
         });
       rows[y] = std::move(local);
@@ -69,7 +69,7 @@ ReferenceGradient<T> reference_gradient(const SceneT<T>& scene, const RenderSett
     std::vector<std::vector<T>> part(curves, std::vector<T>(2 * kSphereParams, T(0)));
 #pragma omp parallel for schedule(dynamic, 1)
     for (std::size_t i = 0; i < curves; ++i)
-      cpu::curve_contributions(sc, rs, edges.curves[i], d_image.data(), [&](std::uint32_t, const EdgeRows<T>& rows) {
+      cpu_backend::curve_contributions(sc, rs, edges.curves[i], d_image.data(), [&](std::uint32_t, const EdgeRows<T>& rows) {
         for (int c = 0; c < kSphereParams; ++c) {
           if (rows.has_a) part[i][c] += rows.a[c];
           if (rows.has_b) part[i][kSphereParams + c] += rows.b[c];

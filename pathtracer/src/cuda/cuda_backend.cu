@@ -14,7 +14,7 @@
 namespace tilegrad::pathtracer {
 namespace {
 
-using cuda_impl::Sink;
+using cuda_backend::Sink;
 
 template <class T>
 void upload(Buffer<T>& dst, const std::vector<T>& src) {
@@ -59,7 +59,7 @@ class CudaBackend final : public Backend {
     m_layout_version = 0;
   }
 
-  void render(const RenderSettings& st, float* image) override { cuda_impl::launch_render(m_view, st, image); }
+  void render(const RenderSettings& st, float* image) override { cuda_backend::launch_render(m_view, st, image); }
 
   BackwardStats backward(const RenderSettings& st, const GradientSettings& gs, const BackwardLayout& L,
                          const float* d_image, float* d_params) override {
@@ -76,7 +76,7 @@ class CudaBackend final : public Backend {
     if (n == 0) return stats;
     upload_layout(L);
 
-    cuda_impl::InteriorArgs in{};
+    cuda_backend::InteriorArgs in{};
     in.scene = m_view;
     in.settings = st;
     in.d_image = d_image;
@@ -85,7 +85,7 @@ class CudaBackend final : public Backend {
     in.first_tile = 0;
     in.num_tiles = static_cast<int>(L.tiles.tiles());
     in.sentinel = static_cast<std::uint32_t>(n);
-    cuda_impl::EdgeArgs edge{};
+    cuda_backend::EdgeArgs edge{};
     edge.scene = m_view;
     edge.settings = st;
     edge.d_image = d_image;
@@ -99,8 +99,8 @@ class CudaBackend final : public Backend {
       case Accumulation::WarpAggregated: {
         in.grad = edge.grad = d_params;
         const Sink sink = sink_of(stats.strategy);
-        if (gs.interior) cuda_impl::launch_interior(sink, in);
-        cuda_impl::launch_edges(sink, edge);
+        if (gs.interior) cuda_backend::launch_interior(sink, in);
+        cuda_backend::launch_edges(sink, edge);
         break;
       }
       case Accumulation::SortReduce: sort_reduce(st, gs, L, in, edge, d_params, stats); break;
@@ -116,8 +116,8 @@ class CudaBackend final : public Backend {
   // backward). With more samples, one block per tile measured faster: the hardware hands tiles to SMs as
   // they free up, where a static assignment leaves some SMs with more work than others.
   std::uint32_t owned_block_rows(const RenderSettings& st, std::size_t n) const override {
-    if (n == 0 || n > static_cast<std::size_t>(kTileCapacity) || !cuda_impl::owned_block_rows_apply(st)) return 0;
-    if (m_resident == 0) m_resident = cuda_impl::owned_resident_blocks();
+    if (n == 0 || n > static_cast<std::size_t>(kTileCapacity) || !cuda_backend::owned_block_rows_apply(st)) return 0;
+    if (m_resident == 0) m_resident = cuda_backend::owned_resident_blocks();
     const std::size_t tiles = static_cast<std::size_t>((m_view.camera.width + kTileSize - 1) / kTileSize) *
                               ((m_view.camera.height + kTileSize - 1) / kTileSize);
     return static_cast<std::uint32_t>(std::min<std::size_t>(m_resident, tiles));
@@ -145,7 +145,7 @@ class CudaBackend final : public Backend {
   // Records of one chunk of tile rows at a time (at most kRecordBudget), reduced into an extra-row gradient
   // whose last row takes the sentinel records.
   void sort_reduce(const RenderSettings& st, const GradientSettings& gs, const BackwardLayout& L,
-                   cuda_impl::InteriorArgs in, cuda_impl::EdgeArgs edge, float* d_params, BackwardStats& stats) {
+                   cuda_backend::InteriorArgs in, cuda_backend::EdgeArgs edge, float* d_params, BackwardStats& stats) {
     const std::size_t n = static_cast<std::size_t>(m_view.num_spheres);
     m_grad.reset((n + 1) * kSphereParams, Device::Cuda);
     m_grad.zero();
@@ -158,7 +158,7 @@ class CudaBackend final : public Backend {
         in.num_tiles = (ty1 - ty) * L.tiles.tiles_x;
         const std::size_t count = static_cast<std::size_t>(in.num_tiles) * kTileSize * kTileSize * per_pixel;
         reserve_records(count, in.ids, in.values);
-        cuda_impl::launch_interior(Sink::Records, in);
+        cuda_backend::launch_interior(Sink::Records, in);
         reduce_records(count, stats);
         ++stats.record_chunks;
       }
@@ -166,7 +166,7 @@ class CudaBackend final : public Backend {
     if (edge.total > 0) {  // two record slots per sample: spheres a and b of its curve
       const std::size_t count = 2 * static_cast<std::size_t>(edge.total);
       reserve_records(count, edge.ids, edge.values);
-      cuda_impl::launch_edges(Sink::Records, edge);
+      cuda_backend::launch_edges(Sink::Records, edge);
       reduce_records(count, stats);
     }
     TG_CUDA_CHECK(cudaMemcpyAsync(d_params, m_grad.data(), sizeof(float) * n * kSphereParams, cudaMemcpyDeviceToDevice));
@@ -188,8 +188,8 @@ class CudaBackend final : public Backend {
     m_acc.accumulate(Accumulation::SortReduce, c, m_grad.view(), {false});
   }
 
-  void owned(const GradientSettings& gs, const BackwardLayout& L, cuda_impl::InteriorArgs in,
-             cuda_impl::EdgeArgs edge, float* d_params, BackwardStats& stats) {
+  void owned(const GradientSettings& gs, const BackwardLayout& L, cuda_backend::InteriorArgs in,
+             cuda_backend::EdgeArgs edge, float* d_params, BackwardStats& stats) {
     const std::size_t rows = L.owned.rows();
     grow(m_values, rows * kSphereParams);
     // Each kernel writes every slot it owns; a switched-off term leaves zeros.
@@ -222,15 +222,15 @@ class CudaBackend final : public Backend {
       in.block_rows = L.owned.block_rows;
       in.segments = m_segments.data();
       in.tile_order = m_tile_order.data();
-      cuda_impl::launch_interior(Sink::Owned, in);
+      cuda_backend::launch_interior(Sink::Owned, in);
       if (beside) {
         TG_CUDA_CHECK(cudaStreamWaitEvent(m_side.stream, m_side.ready, 0));
-        cuda_impl::launch_edges(Sink::Owned, edge, m_side.stream);
+        cuda_backend::launch_edges(Sink::Owned, edge, m_side.stream);
         TG_CUDA_CHECK(cudaEventRecord(m_side.done, m_side.stream));
         TG_CUDA_CHECK(cudaStreamWaitEvent(0, m_side.done, 0));
       }
     } else {
-      cuda_impl::launch_edges(Sink::Owned, edge);
+      cuda_backend::launch_edges(Sink::Owned, edge);
     }
     TG_CUDA_CHECK(cudaMemsetAsync(d_params, 0, sizeof(float) * m_view.num_spheres * kSphereParams));
     AccumulateOptions sum_options;

@@ -10,7 +10,7 @@
 #include "tilegrad/core/cuda/launch.cuh"
 #include "tilegrad/pathtracer/edge_sample.h"
 
-namespace tilegrad::pathtracer::cuda_impl {
+namespace tilegrad::pathtracer::cuda_backend {
 namespace {
 
 constexpr unsigned kBlock = 128;
@@ -91,4 +91,4 @@ void launch_edges(Sink sink, const EdgeArgs& a, cudaStream_t stream) {
   TG_CUDA_CHECK_LAUNCH();
 }
 
-}  // namespace tilegrad::pathtracer::cuda_impl
+}  // namespace tilegrad::pathtracer::cuda_backend

@@ -22,7 +22,7 @@
 #include "tilegrad/core/error.h"
 #include "tilegrad/pathtracer/pixel_sample.h"
 
-namespace tilegrad::pathtracer::cuda_impl {
+namespace tilegrad::pathtracer::cuda_backend {
 namespace {
 
 constexpr int kBlock = kTileSize * kTileSize;
@@ -256,4 +256,4 @@ std::uint32_t owned_resident_blocks() {
   return static_cast<std::uint32_t>(std::max(per_sm, 1) * sms);
 }
 
-}  // namespace tilegrad::pathtracer::cuda_impl
+}  // namespace tilegrad::pathtracer::cuda_backend
