@@ -29,8 +29,8 @@ endfunction()
 
 function(tilegrad_target_flags target)
   target_compile_options(${target} PRIVATE
-    $<$<COMPILE_LANGUAGE:CXX>:${TILEGRAD_CXX_WARNINGS}>
-    $<$<COMPILE_LANGUAGE:CUDA>:${TILEGRAD_CUDA_WARNINGS} --expt-relaxed-constexpr>)
+    $<$<COMPILE_LANGUAGE:CXX>:${TILEGRAD_CXX_WARNINGS} ${TILEGRAD_CXX_MATH_FLAGS}>
+    $<$<COMPILE_LANGUAGE:CUDA>:${TILEGRAD_CUDA_WARNINGS} ${TILEGRAD_CUDA_MATH_FLAGS} --expt-relaxed-constexpr>)
   if(TILEGRAD_OPENMP AND OpenMP_CXX_FOUND)
     target_link_libraries(${target} PRIVATE OpenMP::OpenMP_CXX)
   endif()

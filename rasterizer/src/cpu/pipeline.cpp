@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "tilegrad/ad/accumulator.h"
+#include "tilegrad/ad/warp_order.h"
 #include "tilegrad/rasterizer/element/blend.h"
 #include "tilegrad/rasterizer/element/projection_backward.h"
 #include "tilegrad/rasterizer/gaussians.h"
@@ -120,30 +121,55 @@ void forward(const ParamArrays<T>& p, const ProjectionCamera& camera, const Rast
 
 namespace {
 
-// Blend backward of one tile: per pixel, back to front, the gradient record of each used fragment; the tile
-// sums its pixels' records per instance (fixed pixel order) into partial[slot].
+// Blend backward of one tile, as the CUDA kernel does it: the tile's pixels in its thread order (row-major, eight
+// warps of 32) walk the tile's instances together, back to front from the last contributor (the reverse sweep,
+// element/blend.h); each instance's record is the sum over the pixels in the warps' order (warp_order_sum within a
+// warp, then the warps in order) and goes to partial[slot]. Same records, same sums: the same bits as the GPU's
+// wherever the fragments' own arithmetic agrees (TILEGRAD_PORTABLE_MATH).
 template <class T>
 void blend_backward_tile(const State<T>& s, int tile, const LossGradients<T>& dl, T* partial) {
   const TileGrid& grid = s.grid();
   const Thresholds& th = s.settings.thresholds;
   const std::uint32_t begin = s.tile_start[tile], end = s.tile_start[tile + 1];
-  const int tx = tile % grid.tiles_x, ty = tile / grid.tiles_x;
   for (std::uint32_t e = begin; e < end; ++e)
     std::fill_n(partial + std::size_t(s.sorted_slots[e]) * kGrad2dWidth, kGrad2dWidth, T(0));
-  for (int y = ty * kTileSize; y < std::min((ty + 1) * kTileSize, grid.height); ++y) {
-    for (int x = tx * kTileSize; x < std::min((tx + 1) * kTileSize, grid.width); ++x) {
-      const std::size_t pix = std::size_t(y) * grid.width + x;
-      const Vec3<T> g_rgb{{dl.image[3 * pix], dl.image[3 * pix + 1], dl.image[3 * pix + 2]}};
-      ReverseSweep<T> sweep = start_sweep(x, y, s.final_transmittance[pix], g_rgb, dl.alpha ? dl.alpha[pix] : T(0),
-                                          dl.depth ? dl.depth[pix] : T(0), s.settings.background);
-      for (std::uint32_t e = begin + s.contributors[pix]; e-- > begin;) {
-        const T* pr = record_of(s, e);
-        T record[kGrad2dWidth] = {};
-        if (!fragment_backward<kGrad2dWidth>(sweep, splat_of(pr), color_depth_of(pr), th, record)) continue;
-        T* out = partial + std::size_t(s.sorted_slots[e]) * kGrad2dWidth;
-        for (int c = 0; c < kGrad2dWidth; ++c) out[c] += record[c];
+  ReverseSweep<T> sweep[kTilePixels];
+  std::uint32_t count[kTilePixels] = {};  // contributors of each pixel (0 outside the image)
+  std::uint32_t longest = 0;
+  const int x0 = (tile % grid.tiles_x) * kTileSize, y0 = (tile / grid.tiles_x) * kTileSize;
+  for (int t = 0; t < kTilePixels; ++t) {
+    const int x = x0 + t % kTileSize, y = y0 + t / kTileSize;
+    if (x >= grid.width || y >= grid.height) continue;
+    const std::size_t pix = std::size_t(y) * grid.width + x;
+    const Vec3<T> g_rgb{{dl.image[3 * pix], dl.image[3 * pix + 1], dl.image[3 * pix + 2]}};
+    sweep[t] = start_sweep(x, y, s.final_transmittance[pix], g_rgb, dl.alpha ? dl.alpha[pix] : T(0),
+                           dl.depth ? dl.depth[pix] : T(0), s.settings.background);
+    count[t] = s.contributors[pix];
+    longest = std::max(longest, count[t]);
+  }
+  constexpr int kWarps = kTilePixels / 32;
+  T record[kTilePixels][kGrad2dWidth] = {};  // rows of the pixels a fragment reached, zeroed again after use
+  for (std::uint32_t e = begin + longest; e-- > begin;) {
+    const T* pr = record_of(s, e);
+    const Splat<T> splat = splat_of(pr);
+    const Vec4<T> cd = color_depth_of(pr);
+    bool reached[kWarps] = {};
+    for (int t = 0; t < kTilePixels; ++t)
+      if (e - begin < count[t] && fragment_backward<kGrad2dWidth>(sweep[t], splat, cd, th, record[t]))
+        reached[t / 32] = true;
+    T* out = partial + std::size_t(s.sorted_slots[e]) * kGrad2dWidth;
+    for (int c = 0; c < kGrad2dWidth; ++c) {
+      T total = T(0);
+      for (int w = 0; w < kWarps; ++w) {
+        T lanes[32] = {};  // a warp no fragment reached sums to zero
+        if (reached[w])
+          for (int l = 0; l < 32; ++l) lanes[l] = record[32 * w + l][c];
+        total += reached[w] ? warp_order_sum(lanes) : T(0);
       }
+      out[c] = total;
     }
+    for (int w = 0; w < kWarps; ++w)
+      if (reached[w]) std::fill_n(&record[32 * w][0], 32 * kGrad2dWidth, T(0));
   }
 }
 
@@ -165,7 +191,8 @@ void reduce_instances(const State<T>& s, const std::vector<T>& partial, Accumula
   (void)accumulation;
   for (std::size_t g = 0; g < n; ++g)
     for (std::uint32_t i = s.offsets[g]; i < s.offsets[g + 1]; ++i)
-      for (int c = 0; c < kGrad2dWidth; ++c) per_gaussian[g * kGrad2dWidth + c] += partial[std::size_t(i) * kGrad2dWidth + c];
+      for (int c = 0; c < kGrad2dWidth; ++c)
+        per_gaussian[g * kGrad2dWidth + c] += partial[std::size_t(i) * kGrad2dWidth + c];
 }
 
 }  // namespace
