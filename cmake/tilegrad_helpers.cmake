@@ -2,11 +2,17 @@
 # and GoogleTest executables labelled cpu or gpu.
 include_guard(GLOBAL)
 
-# tilegrad_add_module(<name> SOURCES ... CUDA_SOURCES ... DEPENDS ...)
-# Creates target tilegrad_<name>, alias tilegrad::<name>, exported as tilegrad::<name>.
+# tilegrad_add_module(<name> [SOURCES ... CUDA_SOURCES ...] DEPENDS ... PRIVATE_DEPENDS ...)
+# Creates target tilegrad_<name>, alias tilegrad::<name>, exported as tilegrad::<name>. Without SOURCES, the
+# module's standard layout: src/*.cpp and src/cpu/*.cpp, and src/cuda/*.cu in CUDA builds.
 function(tilegrad_add_module name)
   cmake_parse_arguments(ARG "" "" "SOURCES;CUDA_SOURCES;DEPENDS;PRIVATE_DEPENDS" ${ARGN})
   set(target tilegrad_${name})
+  if(NOT ARG_SOURCES)
+    file(GLOB ARG_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/*.cpp
+         ${CMAKE_CURRENT_SOURCE_DIR}/src/cpu/*.cpp)
+    file(GLOB ARG_CUDA_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/*.cu)
+  endif()
   set(sources ${ARG_SOURCES})
   if(TILEGRAD_WITH_CUDA)
     list(APPEND sources ${ARG_CUDA_SOURCES})

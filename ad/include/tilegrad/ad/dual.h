@@ -1,14 +1,14 @@
 // Dual<T, N>: forward-mode number carrying a value and N partial derivatives; host and device.
 #pragma once
-#include "tilegrad/ad/compare_values.h"
+#include "tilegrad/ad/number_ops.h"
 #include "tilegrad/core/common.h"
 #include "tilegrad/core/math.h"
 
 namespace tilegrad {
 
-// Comparisons look at the value only (CompareValues).
+// Its parts here; the rest of the arithmetic and the comparisons (value only) from NumberOps.
 template <class T, int N>
-struct Dual : CompareValues<Dual<T, N>, T> {
+struct Dual : NumberOps<Dual<T, N>, T> {
   T v;     // value
   T d[N];  // partials d v / d x_i
 
@@ -39,41 +39,18 @@ struct Dual : CompareValues<Dual<T, N>, T> {
     TG_UNROLL for (int i = 0; i < N; ++i) d[i] -= b.d[i];
     return *this;
   }
-  TG_HD Dual& operator*=(const Dual& b) { return *this = *this * b; }
-  TG_HD Dual& operator/=(const Dual& b) { return *this = *this / b; }
-  TG_HD Dual& operator+=(T b) {
-    v += b;
-    return *this;
-  }
-  TG_HD Dual& operator-=(T b) {
-    v -= b;
-    return *this;
-  }
   TG_HD Dual& operator*=(T b) {
     v *= b;
     TG_UNROLL for (int i = 0; i < N; ++i) d[i] *= b;
     return *this;
   }
-  TG_HD Dual& operator/=(T b) { return *this *= T(1) / b; }
 
-  TG_HD friend Dual operator+(Dual a, const Dual& b) { return a += b; }
-  TG_HD friend Dual operator-(Dual a, const Dual& b) { return a -= b; }
-  TG_HD friend Dual operator+(Dual a, T b) { return a += b; }
-  TG_HD friend Dual operator+(T a, Dual b) { return b += a; }
-  TG_HD friend Dual operator-(Dual a, T b) { return a -= b; }
-  TG_HD friend Dual operator-(T a, const Dual& b) {
-    Dual r = -b;
-    r.v += a;
-    return r;
-  }
   TG_HD friend Dual operator*(const Dual& a, const Dual& b) {
     Dual r;
     r.v = a.v * b.v;
     TG_UNROLL for (int i = 0; i < N; ++i) r.d[i] = a.d[i] * b.v + a.v * b.d[i];
     return r;
   }
-  TG_HD friend Dual operator*(Dual a, T b) { return a *= b; }
-  TG_HD friend Dual operator*(T a, Dual b) { return b *= a; }
   TG_HD friend Dual operator/(const Dual& a, const Dual& b) {
     Dual r;
     const T inv = T(1) / b.v;
@@ -81,7 +58,6 @@ struct Dual : CompareValues<Dual<T, N>, T> {
     TG_UNROLL for (int i = 0; i < N; ++i) r.d[i] = (a.d[i] - r.v * b.d[i]) * inv;
     return r;
   }
-  TG_HD friend Dual operator/(Dual a, T b) { return a *= T(1) / b; }
   TG_HD friend Dual operator/(T a, const Dual& b) {
     Dual r;
     const T inv = T(1) / b.v;

@@ -1,15 +1,15 @@
 // Hyper<T, N>: second-order forward-mode number carrying value, gradient and the symmetric Hessian
 // (packed upper triangle) with respect to N variables; host and device.
 #pragma once
-#include "tilegrad/ad/compare_values.h"
+#include "tilegrad/ad/number_ops.h"
 #include "tilegrad/core/common.h"
 #include "tilegrad/core/math.h"
 
 namespace tilegrad {
 
-// Comparisons look at the value only (CompareValues).
+// Its parts here; the rest of the arithmetic and the comparisons (value only) from NumberOps.
 template <class T, int N>
-struct Hyper : CompareValues<Hyper<T, N>, T> {
+struct Hyper : NumberOps<Hyper<T, N>, T> {
   static constexpr int kPacked = N * (N + 1) / 2;
   // Index of (i, j), i <= j, in the packed upper triangle (row-major).
   TG_HD static constexpr int packed(int i, int j) { return i * N - i * (i - 1) / 2 + (j - i); }
@@ -50,36 +50,13 @@ struct Hyper : CompareValues<Hyper<T, N>, T> {
     TG_UNROLL for (int k = 0; k < kPacked; ++k) h[k] -= b.h[k];
     return *this;
   }
-  TG_HD Hyper& operator+=(T b) {
-    v += b;
-    return *this;
-  }
-  TG_HD Hyper& operator-=(T b) {
-    v -= b;
-    return *this;
-  }
   TG_HD Hyper& operator*=(T b) {
     v *= b;
     TG_UNROLL for (int i = 0; i < N; ++i) g[i] *= b;
     TG_UNROLL for (int k = 0; k < kPacked; ++k) h[k] *= b;
     return *this;
   }
-  TG_HD Hyper& operator*=(const Hyper& b) { return *this = *this * b; }
-  TG_HD Hyper& operator/=(const Hyper& b) { return *this = *this / b; }
-  TG_HD Hyper& operator/=(T b) { return *this *= T(1) / b; }
 
-  TG_HD friend Hyper operator+(Hyper a, const Hyper& b) { return a += b; }
-  TG_HD friend Hyper operator-(Hyper a, const Hyper& b) { return a -= b; }
-  TG_HD friend Hyper operator+(Hyper a, T b) { return a += b; }
-  TG_HD friend Hyper operator+(T a, Hyper b) { return b += a; }
-  TG_HD friend Hyper operator-(Hyper a, T b) { return a -= b; }
-  TG_HD friend Hyper operator-(T a, const Hyper& b) {
-    Hyper r = -b;
-    r.v += a;
-    return r;
-  }
-  TG_HD friend Hyper operator*(Hyper a, T b) { return a *= b; }
-  TG_HD friend Hyper operator*(T a, Hyper b) { return b *= a; }
   TG_HD friend Hyper operator*(const Hyper& a, const Hyper& b) {
     Hyper r;
     r.v = a.v * b.v;
@@ -93,7 +70,6 @@ struct Hyper : CompareValues<Hyper<T, N>, T> {
     return r;
   }
   TG_HD friend Hyper operator/(const Hyper& a, const Hyper& b) { return a * reciprocal(b); }
-  TG_HD friend Hyper operator/(Hyper a, T b) { return a *= T(1) / b; }
   TG_HD friend Hyper operator/(T a, const Hyper& b) { return reciprocal(b) * a; }
 
   TG_HD friend Hyper reciprocal(const Hyper& b) {
