@@ -87,10 +87,6 @@ TG_HD TG_INLINE Dual<T, N> chain2(const Dual<T, N>& a, const Dual<T, N>& b, T f,
 }
 
 template <class T, int N>
-TG_HD TG_INLINE T value(const Dual<T, N>& a) {
-  return a.v;
-}
-template <class T, int N>
 TG_HD TG_INLINE bool is_finite(const Dual<T, N>& a) {
   bool ok = is_finite(a.v);
   TG_UNROLL for (int i = 0; i < N; ++i) ok = ok && is_finite(a.d[i]);

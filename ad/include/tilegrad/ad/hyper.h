@@ -107,10 +107,6 @@ struct Hyper : NumberOps<Hyper<T, N>, T> {
 };
 
 template <class T, int N>
-TG_HD TG_INLINE T value(const Hyper<T, N>& a) {
-  return a.v;
-}
-template <class T, int N>
 TG_HD TG_INLINE bool is_finite(const Hyper<T, N>& a) {
   bool ok = is_finite(a.v);
   TG_UNROLL for (int i = 0; i < N; ++i) ok = ok && is_finite(a.g[i]);

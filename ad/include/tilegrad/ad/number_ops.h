@@ -1,7 +1,7 @@
 // What the derivative numbers (Dual, Hyper) share, written once: a number type with scalar T derives from
 // NumberOps<Number, T> and defines its own parts (unary -, += and -= of numbers, *= of a scalar, and the products
-// and quotients of numbers); NumberOps derives the rest of the arithmetic from them, and the comparisons, which
-// look at the value only.
+// and quotients of numbers); NumberOps derives the rest of the arithmetic from them, the comparisons, which look at
+// the value only, and value().
 #pragma once
 #include "tilegrad/core/common.h"
 
@@ -9,6 +9,8 @@ namespace tilegrad {
 
 template <class Number, class T>
 struct NumberOps {
+  TG_HD friend T value(const Number& a) { return a.v; }  // the plain value (core/math.h's for scalars)
+
   // A scalar changes the value only, or scales every part.
   TG_HD friend Number& operator+=(Number& a, T b) {
     a.v += b;

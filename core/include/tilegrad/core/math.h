@@ -41,26 +41,21 @@ TG_SCALAR_UNARY(tanh, ::tanhf, ::tanh)
 TG_SCALAR_UNARY(abs, ::fabsf, ::fabs)
 #undef TG_SCALAR_UNARY
 
-template <class T, if_real_t<T> = 0>
-TG_HD TG_INLINE T exp(T x) {
-  if constexpr (!std::is_same_v<T, float>) {
-    return ::exp(x);
-  } else if constexpr (kPortableMath) {
-    return portable::exp(x);
-  } else {
-    return ::expf(x);
+// exp and log: float from portable_math.h in portable builds.
+#define TG_SCALAR_PORTABLE(name)                    \
+  template <class T, if_real_t<T> = 0>              \
+  TG_HD TG_INLINE T name(T x) {                     \
+    if constexpr (!std::is_same_v<T, float>) {      \
+      return ::name(x);                             \
+    } else if constexpr (kPortableMath) {           \
+      return portable::name(x);                     \
+    } else {                                        \
+      return ::name##f(x);                          \
+    }                                               \
   }
-}
-template <class T, if_real_t<T> = 0>
-TG_HD TG_INLINE T log(T x) {
-  if constexpr (!std::is_same_v<T, float>) {
-    return ::log(x);
-  } else if constexpr (kPortableMath) {
-    return portable::log(x);
-  } else {
-    return ::logf(x);
-  }
-}
+TG_SCALAR_PORTABLE(exp)
+TG_SCALAR_PORTABLE(log)
+#undef TG_SCALAR_PORTABLE
 
 template <class T, if_real_t<T> = 0>
 TG_HD TG_INLINE T rsqrt(T x) {
