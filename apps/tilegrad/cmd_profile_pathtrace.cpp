@@ -23,6 +23,7 @@ struct PathtraceProfileArgs {
   std::vector<std::size_t> spheres;
   std::vector<std::string> strategies;
   std::string integrator = "primary";
+  bool dormant_lights = false;
   int warmup = 2;
   int reps = 10;
   std::string out;
@@ -86,6 +87,7 @@ CaseResult run_case(Device d, const PathtraceProfileArgs& a, const std::vector<A
   res.forward_ms = profiling::time_repeated(d, a.warmup, a.reps, {}, [&] { renderer.render(rs, image.view()); }).median();
   // The deterministic SortReduce result is the reference every strategy is compared with.
   pathtracer::GradientSettings gs;
+  gs.dormant_lights = a.dormant_lights;
   gs.strategy = Accumulation::SortReduce;
   renderer.backward(rs, gs, adjoint.cview(), grad.view());
   const std::vector<float> ref = grad.to_vector();
@@ -120,6 +122,7 @@ nlohmann::json to_json(Device d, const PathtraceProfileArgs& a, int w, int h, co
   j["benchmark"] = "pathtrace";
   j["run"] = profiling::run_info(d);
   j["config"] = {{"width", w}, {"height", h}, {"integrator", a.integrator}, {"scene", "grid:N + 1 light"},
+                 {"dormant_lights", a.dormant_lights},
                  {"warmup", a.warmup}, {"reps", a.reps}};
   for (const CaseResult& c : cases) {
     nlohmann::json cj = {{"spheres", c.spheres}, {"spp", c.spp}, {"forward_ms", c.forward_ms}};
@@ -193,8 +196,10 @@ void run_pathtrace_profile(const PathtraceProfileArgs& a) {
     for (const auto& s : a.strategies) strategies.push_back(parse_accumulation(s));
   }
   std::FILE* log = a.json_stdout ? stderr : stdout;
-  std::fprintf(log, "path tracer backward on %s: %dx%d, %s, grid:N spheres + 1 light, median of %d after %d warm-up\n",
-               to_string(d), w, h, a.integrator.c_str(), a.reps, a.warmup);
+  std::fprintf(log,
+               "path tracer backward on %s: %dx%d, %s, grid:N spheres + 1 light, dormant lights %s, median of %d after "
+               "%d warm-up\n",
+               to_string(d), w, h, a.integrator.c_str(), a.dormant_lights ? "on" : "off", a.reps, a.warmup);
   std::vector<CaseResult> cases;
   for (int spp : spps)
     for (std::size_t n : counts) cases.push_back(run_case(d, a, strategies, n, spp, w, h, log));
@@ -227,6 +232,10 @@ void add_pathtrace_workload(CLI::App& profile) {
   cmd->add_option("--integrator", a->integrator, "primary, direct or path")
       ->check(CLI::IsMember({"primary", "direct", "path"}))
       ->capture_default_str();
+  cmd->add_flag("--dormant-lights", a->dormant_lights,
+                "Sample the grid spheres (zero emission) as dormant lights in the backward, as GradientSettings does "
+                "by default (off here: the benchmark measures geometry gradients; with it every tile lists every "
+                "sphere, and Owned runs as sort-reduce beyond 64)");
   cmd->add_option("--warmup", a->warmup, "Untimed runs before timing")->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--reps", a->reps, "Timed runs; the median is reported")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--out", a->out, "Folder for pathtrace.json and pathtrace.md");
