@@ -1,6 +1,6 @@
-// Minimisers of an Objective on its device: Newton (Armijo backtracking, PCG inner solve with a Jacobi
-// preconditioner on the assembled Hessian or matrix-free through the HVP), gradient descent and L-BFGS; each
-// with stopping criteria and a per-iteration log.
+// Minimisers of an Objective on its device: Newton (Armijo backtracking; the inner solve by a sparse
+// Cholesky factorisation of the assembled Hessian, or by PCG on it or matrix-free through the HVP), gradient
+// descent and L-BFGS; each with stopping criteria and a per-iteration log.
 #pragma once
 #include <functional>
 #include <string>
@@ -31,7 +31,10 @@ struct IterationLog {
   double gradient_norm = 0;  // 2-norm
   double gradient_max = 0;   // max |g_i|
   double step = 0;           // accepted line-search step a (0 at iteration 0)
-  int inner_iterations = 0;  // PCG iterations of this Newton step
+  int inner_iterations = 0;  // PCG iterations of this Newton step (0 with the direct solver)
+  bool direct = false;       // Newton step solved by the sparse Cholesky factorisation
+  bool exact = false;        // ... of the exact Hessian (not projected)
+  double shift = 0;          // ... with H + shift max |H_ii| I (the relative shift that factored)
   int line_search_trials = 0;
   double seconds = 0;        // since the solve started
 };
@@ -51,6 +54,14 @@ struct PcgOptions {
   int max_iterations = 1000;
   double relative_tolerance = 1e-8;  // |r| <= this |b|
 };
+
+// How Newton solves H p = -g.
+enum class NewtonLinearSolver {
+  Auto,      // Cholesky when this build has it (SparseCholesky::available()) and the Hessian is assembled, else Pcg
+  Cholesky,  // sparse Cholesky of the assembled Hessian (CHOLMOD), symbolic factorisation reused
+  Pcg,       // preconditioned conjugate gradients, on the assembled Hessian or matrix-free
+};
+const char* to_string(NewtonLinearSolver s);
 
 struct PcgResult {
   int iterations = 0;
@@ -73,6 +84,19 @@ struct NewtonOptions {
   // below pcg.relative_tolerance.
   bool adaptive_tolerance = true;
   bool matrix_free = false;  // PCG on the HVP and the Hessian diagonal instead of the assembled matrix
+  NewtonLinearSolver linear_solver = NewtonLinearSolver::Auto;
+  // Direct solver: H + shift I is factored with shift = cholesky_shift x max |H_ii| (a positive semi-definite
+  // Hessian with null directions, e.g. a layout's rigid motions, then factors; the step changes by that
+  // relative amount), and a failed factorisation (not positive definite) is retried with a 100x larger shift,
+  // up to cholesky_max_shift; beyond it the step falls back to PCG.
+  double cholesky_shift = 1e-10;
+  double cholesky_max_shift = 1e-2;
+  // Direct solver on an objective that projects its Hessian (Objective::projects_hessian): after a full step
+  // (line-search step 1), first try the exact Hessian; where it factors (positive definite, near a minimum)
+  // its Newton step is taken, else the projected one. Projected steps alone creep near a minimum of a
+  // non-convex energy (the projection discards curvature the exact step needs).
+  bool exact_near_minimum = true;
+  double exact_max_shift = 1e-2;  // the exact Hessian is shifted at most this much (relative) before giving up
   IterationCallback on_iteration;
 };
 
