@@ -10,18 +10,35 @@
 
 namespace tilegrad {
 
+namespace {
+
+// Factors a + rel * scale * I with rel = start, 100 start, ... up to max_rel; returns the relative shift that
+// factored, or a negative number.
+template <class T>
+double factor_shifted(SparseCholesky<T>& chol, const CsrMatrix<T>& a, double scale, double start, double max_rel) {
+  for (double rel = start; rel <= max_rel; rel = rel == 0.0 ? 1e-12 : rel * 100.0)
+    if (chol.factor(a, rel * scale)) return rel;
+  return -1.0;
+}
+
+}  // namespace
+
 template <class T>
 SolveResult newton(Objective<T>& f, View<T> x, const NewtonOptions& options) {
   const std::size_t n = f.size();
   const Device device = f.device();
+  const bool have_cholesky = SparseCholesky<T>::available();
   TG_CHECK_ARG(!(options.matrix_free && options.linear_solver == NewtonLinearSolver::Cholesky),
                "newton: the direct solver needs the assembled Hessian (matrix_free is set)");
-  TG_CHECK_ARG(options.linear_solver != NewtonLinearSolver::Cholesky || SparseCholesky<T>::available(),
+  TG_CHECK_ARG(options.linear_solver != NewtonLinearSolver::Cholesky || have_cholesky,
                "newton: the direct solver needs CHOLMOD, which this build does not have (scripts/setup installs "
                "libsuitesparse-dev)");
-  const bool direct = !options.matrix_free && options.linear_solver != NewtonLinearSolver::Pcg &&
-                      SparseCholesky<T>::available();
-  if (direct && !f.cholesky_cache) f.cholesky_cache = std::make_shared<SparseCholesky<T>>();
+  TG_CHECK_ARG(options.matrix_free_preconditioner != MatrixFreePreconditioner::LaggedCholesky || have_cholesky,
+               "newton: the lagged Cholesky preconditioner needs CHOLMOD, which this build does not have");
+  const bool direct = !options.matrix_free && options.linear_solver != NewtonLinearSolver::Pcg && have_cholesky;
+  const bool lagged = options.matrix_free && options.matrix_free_preconditioner != MatrixFreePreconditioner::Jacobi &&
+                      have_cholesky;
+  if ((direct || lagged) && !f.cholesky_cache) f.cholesky_cache = std::make_shared<SparseCholesky<T>>();
   Buffer<T> g(n, device), p(n, device), b(n, device), diag(n, device), trial(n, device);
   solver_detail::Progress<T> progress(options.stop, options.on_iteration);
   double energy = 0.0;
@@ -29,27 +46,27 @@ SolveResult newton(Objective<T>& f, View<T> x, const NewtonOptions& options) {
   double forcing = 0.5, last_step = 1.0;
   // Exact steps: the relative shift the next attempt starts from (100x below the last one that factored).
   double exact_start = options.cholesky_shift;
+  bool lagged_ready = false;  // matrix-free: the cached factor preconditions PCG
+  int last_inner = 0;
 
   for (;;) {
-    // Right-hand side and preconditioner.
     blas::scaled_copy(-1.0, g.cview(), b.view());
     int inner = 0;
     double shift = 0.0;
     bool solved = false, exact = false;
     if (direct && options.exact_near_minimum && last_step == 1.0 && progress.result().iterations > 0 &&
         f.projects_hessian()) {
-      // After a full step, the exact Hessian's step where it is positive definite (see NewtonOptions).
+      // After a full step, the exact Hessian's step where it is positive definite (see NewtonOptions), shifted
+      // relative to its rms diagonal.
       const CsrMatrix<T>& he = f.exact_hessian(x);
       csr_diagonal(he, diag.view());
-      const double scale = std::sqrt(blas::squared_norm(diag.cview()) / static_cast<double>(n));  // rms
-      for (double rel = exact_start; rel <= options.exact_max_shift && !solved; rel *= 100.0) {
-        if (f.cholesky_cache->factor(he, rel * scale)) {
-          f.cholesky_cache->solve(b.cview(), p.view());
-          shift = rel;
-          solved = exact = true;
-          exact_start = std::max(options.cholesky_shift, rel / 100.0);
-        }
-        if (rel == 0.0) rel = 1e-12;
+      const double rms = std::sqrt(blas::squared_norm(diag.cview()) / static_cast<double>(n));
+      const double rel = factor_shifted(*f.cholesky_cache, he, rms, exact_start, options.exact_max_shift);
+      if (rel >= 0.0) {
+        f.cholesky_cache->solve(b.cview(), p.view());
+        shift = rel;
+        solved = exact = true;
+        exact_start = std::max(options.cholesky_shift, rel / 100.0);
       }
     }
     const CsrMatrix<T>* h = nullptr;
@@ -62,21 +79,16 @@ SolveResult newton(Objective<T>& f, View<T> x, const NewtonOptions& options) {
       }
     }
     if (direct && !solved) {
-      // H + shift I with a shift relative to the largest diagonal entry, 100x larger after each failure.
-      const double scale = blas::max_abs(diag.cview());
-      for (double rel = options.cholesky_shift; rel <= options.cholesky_max_shift; rel *= 100.0) {
-        if (f.cholesky_cache->factor(*h, rel * scale)) {
-          f.cholesky_cache->solve(b.cview(), p.view());
-          shift = rel;
-          solved = true;
-          break;
-        }
-        if (rel == 0.0) rel = 1e-12;  // a zero start grows from a small shift
+      // H + shift I, the shift relative to the largest diagonal entry.
+      const double rel = factor_shifted(*f.cholesky_cache, *h, blas::max_abs(diag.cview()), options.cholesky_shift,
+                                        options.cholesky_max_shift);
+      if (rel >= 0.0) {
+        f.cholesky_cache->solve(b.cview(), p.view());
+        shift = rel;
+        solved = true;
       }
     }
     if (!solved) {
-      // Guards zero or negative diagonal entries (an unprojected non-convex Hessian) at a small fraction of the largest.
-      blas::safe_reciprocal(diag.cview(), std::max(1e-12 * blas::max_abs(diag.cview()), 1e-300), diag.view());
       PcgOptions pcg_options = options.pcg;
       if (options.adaptive_tolerance && progress.initial_gradient() > 0) {
         // A step that needed backtracking says the inexact direction was poor: solve the next one 10x tighter.
@@ -85,13 +97,30 @@ SolveResult newton(Objective<T>& f, View<T> x, const NewtonOptions& options) {
         forcing = std::max(forcing, options.pcg.relative_tolerance);
         pcg_options.relative_tolerance = forcing;
       }
-      std::function<void(View<const T>, View<T>)> apply;
+      std::function<void(View<const T>, View<T>)> apply, precondition;
       if (options.matrix_free) {
         apply = [&](View<const T> v, View<T> out) { f.hvp(x, v, out); };
       } else {
         apply = [&](View<const T> v, View<T> out) { csr_multiply(*h, v, out); };
       }
-      inner = pcg<T>(apply, diag.cview(), b.cview(), p.view(), pcg_options).iterations;
+      if (lagged && (!lagged_ready || last_inner > options.lagged_refactor_iterations)) {
+        // (Re)factor the Hessian of this iteration as the preconditioner of this and later solves.
+        const CsrMatrix<T>& hm = f.hessian(x);
+        Buffer<T> hd(n, device);
+        csr_diagonal(hm, hd.view());
+        lagged_ready = factor_shifted(*f.cholesky_cache, hm, blas::max_abs(hd.cview()), options.cholesky_shift,
+                                      options.cholesky_max_shift) >= 0.0;
+      }
+      if (lagged && lagged_ready) {
+        precondition = [&](View<const T> r, View<T> z) { f.cholesky_cache->solve(r, z); };
+      } else {
+        // Jacobi; guards zero or negative diagonal entries (an unprojected non-convex Hessian) at a small
+        // fraction of the largest.
+        blas::safe_reciprocal(diag.cview(), std::max(1e-12 * blas::max_abs(diag.cview()), 1e-300), diag.view());
+        precondition = [&](View<const T> r, View<T> z) { blas::multiply(diag.cview(), r, z); };
+      }
+      inner = pcg<T>(apply, precondition, b.cview(), p.view(), pcg_options).iterations;
+      last_inner = inner;
     }
 
     double slope = blas::dot(g.cview(), p.cview());
@@ -113,6 +142,9 @@ SolveResult newton(Objective<T>& f, View<T> x, const NewtonOptions& options) {
   }
 }
 
+template SolveResult newton<float>(Objective<float>&, View<float>, const NewtonOptions&);
+template SolveResult newton<double>(Objective<double>&, View<double>, const NewtonOptions&);
+
 const char* to_string(NewtonLinearSolver s) {
   switch (s) {
     case NewtonLinearSolver::Auto: return "auto";
@@ -121,8 +153,5 @@ const char* to_string(NewtonLinearSolver s) {
   }
   return "?";
 }
-
-template SolveResult newton<float>(Objective<float>&, View<float>, const NewtonOptions&);
-template SolveResult newton<double>(Objective<double>&, View<double>, const NewtonOptions&);
 
 }  // namespace tilegrad

@@ -26,6 +26,11 @@ void MeshSolveFlags::add_to(CLI::App& app, bool psd_by_default) {
                  "Newton's inner solve: cholesky (sparse direct, CHOLMOD), pcg, or auto (cholesky when the build has "
                  "it and the Hessian is assembled)")
       ->check(CLI::IsMember({"auto", "cholesky", "pcg"}));
+  app.add_option("--preconditioner", preconditioner,
+                 "--matrix-free PCG's preconditioner: lagged-cholesky (the factor of an earlier iteration's Hessian, "
+                 "refreshed when PCG slows), jacobi (no matrix at all), or auto (lagged-cholesky when the build has "
+                 "CHOLMOD)")
+      ->check(CLI::IsMember({"auto", "lagged-cholesky", "jacobi"}));
   if (psd_by_default) app.add_flag("--no-psd", no_psd, "Do not project element Hessians to positive semi-definite");
   app.add_flag("--quiet", quiet, "No per-iteration log");
 }
@@ -43,6 +48,9 @@ mesh::SolveSettings MeshSolveFlags::settings(mesh::SolveSettings s) const {
   s.linear_solver = linear_solver == "cholesky" ? NewtonLinearSolver::Cholesky
                     : linear_solver == "pcg"    ? NewtonLinearSolver::Pcg
                                                 : NewtonLinearSolver::Auto;
+  s.preconditioner = preconditioner == "jacobi"            ? MatrixFreePreconditioner::Jacobi
+                     : preconditioner == "lagged-cholesky" ? MatrixFreePreconditioner::LaggedCholesky
+                                                           : MatrixFreePreconditioner::Auto;
   if (!quiet)
     s.on_iteration = [](const IterationLog& log) { std::printf("%s\n", mesh::format_iteration(log).c_str()); };
   return s;

@@ -20,6 +20,7 @@ struct MeshSolveFlags {
   double gradient_tolerance = -1, energy_tolerance = -1;
   bool matrix_free = false;
   std::string linear_solver = "auto";
+  std::string preconditioner = "auto";
   bool no_psd = false;
   bool quiet = false;
 

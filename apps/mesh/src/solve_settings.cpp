@@ -59,6 +59,7 @@ SolveResult run_solver(Objective<T>& f, View<T> x, const SolveSettings& settings
   o.matrix_free = settings.matrix_free;
   o.adaptive_tolerance = settings.adaptive_tolerance;
   o.linear_solver = settings.linear_solver;
+  o.matrix_free_preconditioner = settings.preconditioner;
   o.on_iteration = settings.on_iteration;
   return newton(f, x, o);
 }

@@ -74,6 +74,18 @@ struct PcgResult {
 template <class T>
 PcgResult pcg(const std::function<void(View<const T>, View<T>)>& apply, View<const T> inverse_diagonal,
               View<const T> b, View<T> x, const PcgOptions& options);
+// The same with any symmetric positive definite preconditioner: `precondition(r, z)` computes z = M^-1 r.
+template <class T>
+PcgResult pcg(const std::function<void(View<const T>, View<T>)>& apply,
+              const std::function<void(View<const T>, View<T>)>& precondition, View<const T> b, View<T> x,
+              const PcgOptions& options);
+
+// What preconditions matrix-free PCG (NewtonOptions::matrix_free).
+enum class MatrixFreePreconditioner {
+  Auto,            // LaggedCholesky when this build has CHOLMOD, else Jacobi
+  Jacobi,          // the Hessian's diagonal (hessian_diagonal): no matrix at all
+  LaggedCholesky,  // the Cholesky factor of the Hessian assembled at an earlier iteration (see NewtonOptions)
+};
 
 struct NewtonOptions {
   StopCriteria stop;
@@ -96,6 +108,12 @@ struct NewtonOptions {
   // its Newton step is taken, else the projected one. Projected steps alone creep near a minimum of a
   // non-convex energy (the projection discards curvature the exact step needs).
   bool exact_near_minimum = true;
+  // Matrix-free PCG (the operator is the HVP at every iteration) preconditioned by the Cholesky factor of the
+  // Hessian assembled and factored at an earlier iteration, refactored when PCG needed more than
+  // lagged_refactor_iterations: near-exact preconditioning while the Hessian changes slowly, for the price of
+  // the matrix and its factor in memory. Jacobi keeps the path free of any matrix.
+  MatrixFreePreconditioner matrix_free_preconditioner = MatrixFreePreconditioner::Auto;
+  int lagged_refactor_iterations = 20;
   double exact_max_shift = 1e-2;  // the exact Hessian is shifted at most this much (relative) before giving up
   IterationCallback on_iteration;
 };
