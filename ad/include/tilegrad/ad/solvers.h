@@ -34,7 +34,8 @@ struct IterationLog {
   int inner_iterations = 0;  // PCG iterations of this Newton step (0 with the direct solver)
   bool direct = false;       // Newton step solved by the sparse Cholesky factorisation
   bool exact = false;        // ... of the exact Hessian (not projected)
-  double shift = 0;          // ... with H + shift max |H_ii| I (the relative shift that factored)
+  double shift = 0;          // ... with H + shift s I: the relative shift that factored (s: max |H_ii|, or the
+                             // rms diagonal for the exact Hessian)
   int line_search_trials = 0;
   double seconds = 0;        // since the solve started
 };
@@ -108,13 +109,15 @@ struct NewtonOptions {
   // its Newton step is taken, else the projected one. Projected steps alone creep near a minimum of a
   // non-convex energy (the projection discards curvature the exact step needs).
   bool exact_near_minimum = true;
+  // The exact Hessian is shifted by at most this times its rms diagonal (a Levenberg-Marquardt step, starting
+  // 100x below the last shift that worked) before the projected one is used.
+  double exact_max_shift = 1e-2;
   // Matrix-free PCG (the operator is the HVP at every iteration) preconditioned by the Cholesky factor of the
   // Hessian assembled and factored at an earlier iteration, refactored when PCG needed more than
   // lagged_refactor_iterations: near-exact preconditioning while the Hessian changes slowly, for the price of
   // the matrix and its factor in memory. Jacobi keeps the path free of any matrix.
   MatrixFreePreconditioner matrix_free_preconditioner = MatrixFreePreconditioner::Auto;
   int lagged_refactor_iterations = 20;
-  double exact_max_shift = 1e-2;  // the exact Hessian is shifted at most this much (relative) before giving up
   IterationCallback on_iteration;
 };
 
