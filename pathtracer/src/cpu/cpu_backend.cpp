@@ -40,12 +40,12 @@ class CpuBackend final : public Backend {
 
   BackwardStats backward(const RenderSettings& st, const GradientSettings& gs, const BackwardLayout& layout,
                          const float* d_image, float* d_params) override {
-    const SceneView<float> sc = m_scene.view();
+    const SceneView<float> sc = m_scene.view(samples_dormant(st, gs, m_scene.dormant.size()));
     BackwardStats stats;
     stats.strategy = gs.strategy;
     if (gs.strategy == Accumulation::Owned && !layout.tiles.fits()) stats.strategy = Accumulation::SortReduce;
     stats.pixel_samples = static_cast<std::size_t>(sc.camera.width) * sc.camera.height * st.spp;
-    stats.contributions = gs.interior ? stats.pixel_samples * max_involved(st, sc.num_spheres) : 0;
+    stats.contributions = gs.interior ? stats.pixel_samples * max_involved(st, sc.num_spheres, sc.num_dormant > 0) : 0;
     stats.edge_samples = gs.boundary && !st.soft ? layout.edges.total() : 0;
     const std::size_t n = m_scene.num_spheres();
     View<float> grad(d_params, n * kSphereParams, Device::Cpu);
@@ -126,7 +126,7 @@ class CpuBackend final : public Backend {
     const auto sentinel = static_cast<std::uint32_t>(n);
     m_grad.assign((n + 1) * kSphereParams, 0.0f);
     const int w = sc.camera.width, h = sc.camera.height;
-    const int slots = max_involved(st, sc.num_spheres);
+    const int slots = max_involved(st, sc.num_spheres, sc.num_dormant > 0);
     const std::size_t per_pixel = static_cast<std::size_t>(st.spp) * slots;
     if (gs.interior) {
       const int rows = tile_rows_per_chunk(w, per_pixel) * kTileSize;

@@ -44,16 +44,19 @@ class CudaBackend final : public Backend {
     upload(m_geometry, scene.geometry);
     upload(m_material, scene.material);
     upload(m_lights, scene.lights);
+    upload(m_dormant, scene.dormant);
     upload(m_nodes, scene.bvh.nodes);
     upload(m_order, scene.bvh.order);
     m_view = SceneView<float>{};
     m_view.geometry = m_geometry.data();
     m_view.material = m_material.data();
     m_view.lights = m_lights.data();
+    m_view.dormant = m_dormant.data();
     m_view.nodes = m_nodes.data();
     m_view.order = m_order.data();
     m_view.num_spheres = static_cast<int>(scene.geometry.size());
     m_view.num_lights = static_cast<int>(scene.lights.size());
+    m_num_dormant = static_cast<int>(scene.dormant.size());
     m_view.num_nodes = static_cast<int>(scene.bvh.nodes.size());
     m_view.camera = scene.camera;
     m_layout_version = 0;
@@ -66,7 +69,9 @@ class CudaBackend final : public Backend {
     BackwardStats stats;
     stats.strategy = gs.strategy == Accumulation::Owned && !L.tiles.fits() ? Accumulation::SortReduce : gs.strategy;
     const int n = m_view.num_spheres;
-    const int slots = max_involved(st, n);
+    SceneView<float> view = m_view;  // the forward's, with the dormant lights when they are sampled
+    view.num_dormant = samples_dormant(st, gs, static_cast<std::size_t>(m_num_dormant)) ? m_num_dormant : 0;
+    const int slots = max_involved(st, n, view.num_dormant > 0);
     stats.pixel_samples = static_cast<std::size_t>(m_view.camera.width) * m_view.camera.height * st.spp;
     stats.contributions = gs.interior ? stats.pixel_samples * slots : 0;
     stats.edge_samples = gs.boundary && !st.soft ? L.edges.total() : 0;
@@ -77,7 +82,7 @@ class CudaBackend final : public Backend {
     upload_layout(L);
 
     cuda_backend::InteriorArgs in{};
-    in.scene = m_view;
+    in.scene = view;
     in.settings = st;
     in.d_image = d_image;
     in.slots = slots;
@@ -86,7 +91,7 @@ class CudaBackend final : public Backend {
     in.num_tiles = static_cast<int>(L.tiles.tiles());
     in.sentinel = static_cast<std::uint32_t>(n);
     cuda_backend::EdgeArgs edge{};
-    edge.scene = m_view;
+    edge.scene = view;
     edge.settings = st;
     edge.d_image = d_image;
     edge.curves = m_curves.data();
@@ -115,8 +120,10 @@ class CudaBackend final : public Backend {
   // per sphere instead of one row per tile: the reduction's fixed cost is a large share of one sample's
   // backward). With more samples, one block per tile measured faster: the hardware hands tiles to SMs as
   // they free up, where a static assignment leaves some SMs with more work than others.
-  std::uint32_t owned_block_rows(const RenderSettings& st, std::size_t n) const override {
-    if (n == 0 || n > static_cast<std::size_t>(kTileCapacity) || !cuda_backend::owned_block_rows_apply(st)) return 0;
+  // Not with dormant lights: their samples run in the general kernel (see launch_interior).
+  std::uint32_t owned_block_rows(const RenderSettings& st, std::size_t n, bool dormant) const override {
+    if (n == 0 || n > static_cast<std::size_t>(kTileCapacity) || dormant || !cuda_backend::owned_block_rows_apply(st))
+      return 0;
     if (m_resident == 0) m_resident = cuda_backend::owned_resident_blocks();
     const std::size_t tiles = static_cast<std::size_t>((m_view.camera.width + kTileSize - 1) / kTileSize) *
                               ((m_view.camera.height + kTileSize - 1) / kTileSize);
@@ -124,7 +131,8 @@ class CudaBackend final : public Backend {
   }
 
   std::size_t memory_bytes() const override {
-    return m_geometry.bytes() + m_material.bytes() + m_lights.bytes() + m_nodes.bytes() + m_order.bytes() +
+    return m_geometry.bytes() + m_material.bytes() + m_lights.bytes() + m_dormant.bytes() + m_nodes.bytes() +
+           m_order.bytes() +
            m_curves.bytes() + m_tile_offsets.bytes() + m_tile_ids.bytes() + m_pair_slot.bytes() +
            m_segments.bytes() + m_tile_order.bytes() + m_values.bytes() + m_ids.bytes() + m_grad.bytes() +
            m_missing.bytes() + m_acc.workspace_bytes();
@@ -249,7 +257,8 @@ class CudaBackend final : public Backend {
 
   Buffer<SphereGeometry<float>> m_geometry;
   Buffer<SphereMaterial<float>> m_material;
-  Buffer<std::int32_t> m_lights;
+  Buffer<std::int32_t> m_lights, m_dormant;
+  int m_num_dormant = 0;
   Buffer<BvhNode> m_nodes;
   Buffer<std::uint32_t> m_order;
   SceneView<float> m_view;
