@@ -19,7 +19,6 @@ function(tilegrad_header_dep name header)
 endfunction()
 
 if(TILEGRAD_BUILD_APPS)
-  tilegrad_header_dep(glm glm/glm.hpp)
   tilegrad_header_dep(stb stb/stb_image.h)
   tilegrad_header_dep(json nlohmann/json.hpp)
   tilegrad_header_dep(cli11 CLI/CLI.hpp)
@@ -48,4 +47,26 @@ if(TILEGRAD_BUILD_TESTS)
     add_library(GTest::gtest_main ALIAS gtest_main)
   endif()
   include(GoogleTest)
+endif()
+
+# CHOLMOD (SuiteSparse, Debian's libsuitesparse-dev): the sparse Cholesky factorisation behind Newton's direct
+# solver (ad/sparse_cholesky.h). AUTO uses it when found; without it that solver is unavailable and Newton
+# falls back to PCG. A bare GPU machine can take the headers and shared libraries staged into .deps/ by
+# scripts/stage_deps.
+set(TILEGRAD_CHOLMOD AUTO CACHE STRING "Build Newton's direct solver with CHOLMOD: AUTO, ON or OFF")
+set_property(CACHE TILEGRAD_CHOLMOD PROPERTY STRINGS AUTO ON OFF)
+set(TILEGRAD_WITH_CHOLMOD OFF)
+if(NOT TILEGRAD_CHOLMOD STREQUAL "OFF")
+  find_path(TILEGRAD_CHOLMOD_INCLUDE_DIR cholmod.h
+            HINTS "${TILEGRAD_DEPS_DIR}/include/suitesparse" PATHS /usr/include/suitesparse /usr/local/include/suitesparse)
+  find_library(TILEGRAD_CHOLMOD_LIBRARY NAMES cholmod HINTS "${TILEGRAD_DEPS_DIR}/lib")
+  if(TILEGRAD_CHOLMOD_INCLUDE_DIR AND TILEGRAD_CHOLMOD_LIBRARY)
+    set(TILEGRAD_WITH_CHOLMOD ON)
+    message(STATUS "tilegrad: CHOLMOD ${TILEGRAD_CHOLMOD_LIBRARY}")
+  elseif(TILEGRAD_CHOLMOD STREQUAL "ON")
+    message(FATAL_ERROR "tilegrad: CHOLMOD not found (install libsuitesparse-dev: scripts/setup, or stage it with "
+                        "scripts/stage_deps into ${TILEGRAD_DEPS_DIR})")
+  else()
+    message(STATUS "tilegrad: CHOLMOD not found: Newton's direct solver is unavailable (scripts/setup installs it)")
+  endif()
 endif()

@@ -2,11 +2,17 @@
 # and GoogleTest executables labelled cpu or gpu.
 include_guard(GLOBAL)
 
-# tilegrad_add_module(<name> SOURCES ... CUDA_SOURCES ... DEPENDS ...)
-# Creates target tilegrad_<name>, alias tilegrad::<name>, exported as tilegrad::<name>.
+# tilegrad_add_module(<name> [SOURCES ... CUDA_SOURCES ...] DEPENDS ... PRIVATE_DEPENDS ...)
+# Creates target tilegrad_<name>, alias tilegrad::<name>, exported as tilegrad::<name>. Without SOURCES, the
+# module's standard layout: src/*.cpp and src/cpu/*.cpp, and src/cuda/*.cu in CUDA builds.
 function(tilegrad_add_module name)
   cmake_parse_arguments(ARG "" "" "SOURCES;CUDA_SOURCES;DEPENDS;PRIVATE_DEPENDS" ${ARGN})
   set(target tilegrad_${name})
+  if(NOT ARG_SOURCES)
+    file(GLOB ARG_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/*.cpp
+         ${CMAKE_CURRENT_SOURCE_DIR}/src/cpu/*.cpp)
+    file(GLOB ARG_CUDA_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/*.cu)
+  endif()
   set(sources ${ARG_SOURCES})
   if(TILEGRAD_WITH_CUDA)
     list(APPEND sources ${ARG_CUDA_SOURCES})
@@ -29,15 +35,16 @@ endfunction()
 
 function(tilegrad_target_flags target)
   target_compile_options(${target} PRIVATE
-    $<$<COMPILE_LANGUAGE:CXX>:${TILEGRAD_CXX_WARNINGS}>
-    $<$<COMPILE_LANGUAGE:CUDA>:${TILEGRAD_CUDA_WARNINGS} --expt-relaxed-constexpr>)
+    $<$<COMPILE_LANGUAGE:CXX>:${TILEGRAD_CXX_WARNINGS} ${TILEGRAD_CXX_MATH_FLAGS}>
+    $<$<COMPILE_LANGUAGE:CUDA>:${TILEGRAD_CUDA_WARNINGS} ${TILEGRAD_CUDA_MATH_FLAGS} --expt-relaxed-constexpr>)
   if(TILEGRAD_OPENMP AND OpenMP_CXX_FOUND)
     target_link_libraries(${target} PRIVATE OpenMP::OpenMP_CXX)
   endif()
 endfunction()
 
 # tilegrad_add_test(<name> LABEL cpu|gpu SOURCES ... CUDA_SOURCES ... DEPENDS ...)
-# GPU tests are built whenever the CUDA backend is; they skip (not fail) when no device is present.
+# GPU tests are built whenever the CUDA backend is; they skip (not fail) when no device is present. A source in
+# both binaries of a folder runs its backend suites on the binary's device (tests/support/backend_test.h).
 function(tilegrad_add_test name)
   cmake_parse_arguments(ARG "" "LABEL" "SOURCES;CUDA_SOURCES;DEPENDS" ${ARGN})
   if(ARG_LABEL STREQUAL "gpu" AND NOT TILEGRAD_WITH_CUDA)
@@ -49,6 +56,12 @@ function(tilegrad_add_test name)
   endif()
   add_executable(${name} ${sources})
   target_link_libraries(${name} PRIVATE ${ARG_DEPENDS} tilegrad_test_support GTest::gtest_main)
+  # The device of the suites written once for every backend (tests/support/backend_test.h).
+  if(ARG_LABEL STREQUAL "gpu")
+    target_compile_definitions(${name} PRIVATE TILEGRAD_TEST_DEVICE=Cuda)
+  else()
+    target_compile_definitions(${name} PRIVATE TILEGRAD_TEST_DEVICE=Cpu)
+  endif()
   tilegrad_target_flags(${name})
   gtest_discover_tests(${name}
     DISCOVERY_MODE PRE_TEST

@@ -8,6 +8,8 @@ option(TILEGRAD_BUILD_TESTS "Build the GoogleTest suites" ON)
 option(TILEGRAD_BUILD_APPS "Build the tilegrad command-line tool" ON)
 option(TILEGRAD_BUILD_PYTHON "Build the Python extension (python/; `pip install .` turns it on)" OFF)
 option(TILEGRAD_OPENMP "Use OpenMP in the CPU backend" ON)
+option(TILEGRAD_PORTABLE_MATH "The same float exp, log and rsqrt on the host and the device, no fused multiply-adds \
+but explicit ones: CPU and CUDA results with the same bits (docs/ARCHITECTURE.md)" OFF)
 
 if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
   set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
@@ -51,3 +53,10 @@ endif()
 # Warnings for our own targets only (third-party headers are included as SYSTEM).
 set(TILEGRAD_CXX_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wno-unknown-pragmas)
 set(TILEGRAD_CUDA_WARNINGS -Xcompiler=-Wall,-Wextra,-Wno-unknown-pragmas)
+# Portable math: no contraction of a * b + c into a fused multiply-add, on either side.
+set(TILEGRAD_CXX_MATH_FLAGS)
+set(TILEGRAD_CUDA_MATH_FLAGS)
+if(TILEGRAD_PORTABLE_MATH)
+  set(TILEGRAD_CXX_MATH_FLAGS -ffp-contract=off)
+  set(TILEGRAD_CUDA_MATH_FLAGS --fmad=false -Xcompiler=-ffp-contract=off)
+endif()

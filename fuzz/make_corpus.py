@@ -77,6 +77,9 @@ def colmap_binary_seeds():
     write("colmap_binary", "valid_cameras.bin", cams)
     write("colmap_binary", "valid_cameras_distorted.bin",
           struct.pack("<Q", 1) + struct.pack("<IiQQ8d", 3, 4, 640, 480, 500, 500, 320, 240, 0.1, 0.01, 0, 0))
+    write("colmap_binary", "valid_cameras_fisheye_fov.bin",
+          struct.pack("<Q", 2) + struct.pack("<IiQQ8d", 4, 5, 640, 480, 300, 300, 320, 240, 0.05, -0.01, 0.002, 0)
+          + struct.pack("<IiQQ5d", 5, 7, 640, 480, 400, 400, 320, 240, 0.9))
     images = struct.pack("<Q", 2)
     images += struct.pack("<I7dI", 1, 1, 0, 0, 0, 0, 0, 4, 1) + b"img_a.jpg\0" + struct.pack("<Q", 2)
     images += struct.pack("<ddQddq", 10.5, 20.5, 0, 30.5, 40.5, -1)
@@ -100,6 +103,14 @@ def colmap_text_seeds():
     write("colmap_text", "valid_points3D.txt", "# 3D points\n0 1 2 3 10 20 30 0.5 1 0 2 5\n1 -1 0 5 255 0 128 0.25\n")
     write("colmap_text", "bad_model.txt", "1 FANCY_MODEL 640 480 1 2 3\n")
     write("colmap_text", "bad_numbers.txt", "1 PINHOLE 640 480 500 x 320 240\n")
+    write("colmap_text", "valid_cameras_every_model.txt",
+          "2 SIMPLE_RADIAL 640 480 500 320 240 -0.1\n3 RADIAL 640 480 500 320 240 -0.2 0.05\n"
+          "4 FULL_OPENCV 640 480 500 500 320 240 -0.3 0.1 0.001 0 -0.02 0.05 0 0\n"
+          "5 OPENCV_FISHEYE 640 480 300 300 320 240 0.05 -0.01 0.002 0\n6 FOV 640 480 400 400 320 240 0.9\n"
+          "7 SIMPLE_RADIAL_FISHEYE 640 480 300 320 240 0.04\n8 RADIAL_FISHEYE 640 480 300 320 240 0.03 -0.005\n")
+    # Image records without their POINTS2D line: the second record would be read as the first one's points.
+    write("colmap_text", "bad_missing_points2d.txt",
+          "1 1 0 0 0 0 0 4 1 a.jpg\n2 0.5 0.5 0.5 0.5 1 2 3 1 b.jpg\n\n")
 
 
 def transforms_seeds():
@@ -112,8 +123,18 @@ def transforms_seeds():
           '"camera_model": "OPENCV", "aabb_scale": 16, "frames": [{"file_path": "images/0001.jpg", '
           '"transform_matrix": %s}, {"file_path": "images/0002.jpg", "fl_x": 900, "w": 800, "h": 600, '
           '"transform_matrix": [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]}]}' % pose)
-    write("transforms", "bad_distortion.json",
+    write("transforms", "valid_distortion.json",
           '{"fl_x": 10, "w": 8, "h": 6, "k1": 0.2, "frames": [{"file_path": "a", "transform_matrix": %s}]}' % pose)
+    write("transforms", "valid_fisheye.json",
+          '{"fl_x": 300, "w": 640, "h": 480, "is_fisheye": true, "k1": 0.05, "k2": -0.01, "frames": '
+          '[{"file_path": "a", "transform_matrix": %s}, {"file_path": "b", "camera_model": "OPENCV_FISHEYE", '
+          '"transform_matrix": %s}]}' % (pose, pose))
+    write("transforms", "bad_fisheye_tangential.json",
+          '{"fl_x": 10, "w": 8, "h": 6, "is_fisheye": true, "p1": 0.01, "frames": [{"file_path": "a", '
+          '"transform_matrix": %s}]}' % pose)
+    write("transforms", "bad_ftheta.json",
+          '{"fl_x": 10, "w": 8, "h": 6, "ftheta_p0": 0.1, "frames": [{"file_path": "a", "transform_matrix": %s}]}'
+          % pose)
     write("transforms", "bad_pose.json",
           '{"fl_x": 10, "w": 8, "h": 6, "frames": [{"file_path": "a", "transform_matrix": [[2, 0, 0, 0], '
           '[0, 2, 0, 0], [0, 0, 2, 0]]}]}')

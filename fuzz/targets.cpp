@@ -44,7 +44,10 @@ void convert_cameras(const std::vector<io::ColmapCamera>& cameras) {
   io::ColmapImage image;
   image.qvec = {1, 0, 0, 0};
   image.name = "fuzz.png";
-  for (const io::ColmapCamera& c : cameras) accepts([&] { io::colmap_camera(c, image, "fuzz"); });
+  for (const io::ColmapCamera& c : cameras) {
+    accepts([&] { io::colmap_camera(c, image, "fuzz"); });
+    accepts([&] { io::colmap_lens(c, "fuzz"); });
+  }
 }
 
 using CameraParser = std::vector<io::ColmapCamera> (*)(std::string_view, const std::string&);

@@ -1,4 +1,4 @@
-// Internal: the per-backend implementations behind accumulate.h. Arguments are validated by the caller.
+// Internal: the per-backend implementations behind accumulator.h. Arguments are validated by the caller.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -7,7 +7,7 @@
 #include "tilegrad/core/config.h"
 #include "tilegrad/core/workspace.h"
 
-namespace tilegrad::ad_backend {
+namespace tilegrad::ad {
 
 struct Problem {
   const std::uint32_t* ids;      // may be null for Owned
@@ -24,9 +24,13 @@ struct Problem {
 // Bits of the error word the implementations report (0 = fine).
 enum : unsigned { kIdOutOfRange = 1u, kBadOffsets = 2u, kIdOutsideSegment = 4u };
 
-unsigned accumulate_cpu(Accumulation strategy, const Problem& p);
+namespace cpu_backend {
+unsigned accumulate(Accumulation strategy, const Problem& p);
+}
 #if TILEGRAD_WITH_CUDA
-unsigned accumulate_cuda(Accumulation strategy, const Problem& p, Workspace& ws);
+namespace cuda_backend {
+unsigned accumulate(Accumulation strategy, const Problem& p, Workspace& ws);
+}
 #endif
 
-}  // namespace tilegrad::ad_backend
+}  // namespace tilegrad::ad

@@ -269,6 +269,20 @@ void ElementProblemBase<T>::hvp(View<const T> x, View<const T> v, View<T> out) {
 }
 
 template <class T>
+const CsrMatrix<T>& ElementProblemBase<T>::exact_hessian(View<const T> x) {
+  const bool project = m_options.project_psd;
+  m_options.project_psd = false;
+  try {
+    hessian(x);
+  } catch (...) {
+    m_options.project_psd = project;
+    throw;
+  }
+  m_options.project_psd = project;
+  return hessian_layout().matrix;
+}
+
+template <class T>
 const CsrMatrix<T>& ElementProblemBase<T>::hessian(View<const T> x) {
   check_vector(x, "x");
   const bool owned = is_owned(m_options.accumulation);

@@ -1,4 +1,4 @@
-// Preconditioned conjugate gradients with a diagonal (Jacobi) preconditioner, on either device.
+// Preconditioned conjugate gradients (a diagonal preconditioner, or any given one), on either device.
 #include <cmath>
 
 #include "tilegrad/ad/solvers.h"
@@ -9,10 +9,18 @@ namespace tilegrad {
 template <class T>
 PcgResult pcg(const std::function<void(View<const T>, View<T>)>& apply, View<const T> inverse_diagonal,
               View<const T> b, View<T> x, const PcgOptions& options) {
+  check_view(inverse_diagonal, b.size(), b.device, "pcg: inverse diagonal");
+  return pcg<T>(
+      apply, [&](View<const T> r, View<T> z) { blas::multiply(inverse_diagonal, r, z); }, b, x, options);
+}
+
+template <class T>
+PcgResult pcg(const std::function<void(View<const T>, View<T>)>& apply,
+              const std::function<void(View<const T>, View<T>)>& precondition, View<const T> b, View<T> x,
+              const PcgOptions& options) {
   const std::size_t n = b.size();
   const Device device = b.device;
   check_view(x, n, device, "pcg: x");
-  check_view(inverse_diagonal, n, device, "pcg: inverse diagonal");
   PcgResult result;
   blas::fill(x, 0.0);
   const double b_norm = std::sqrt(blas::squared_norm(b));
@@ -21,7 +29,7 @@ PcgResult pcg(const std::function<void(View<const T>, View<T>)>& apply, View<con
     return result;
   }
   Buffer<T> r = Buffer<T>::from(b, device), z(n, device), p(n, device), ap(n, device);
-  blas::multiply(inverse_diagonal, r.cview(), z.view());
+  precondition(r.cview(), z.view());
   blas::copy(z.cview(), p.view());
   double rz = blas::dot(r.cview(), z.cview());
   result.relative_residual = 1.0;
@@ -43,7 +51,7 @@ PcgResult pcg(const std::function<void(View<const T>, View<T>)>& apply, View<con
       result.converged = true;
       return result;
     }
-    blas::multiply(inverse_diagonal, r.cview(), z.view());
+    precondition(r.cview(), z.view());
     const double rz_next = blas::dot(r.cview(), z.cview());
     blas::xpby(z.cview(), rz_next / rz, p.view());
     rz = rz_next;
@@ -53,6 +61,12 @@ PcgResult pcg(const std::function<void(View<const T>, View<T>)>& apply, View<con
 
 template PcgResult pcg<float>(const std::function<void(View<const float>, View<float>)>&, View<const float>,
                               View<const float>, View<float>, const PcgOptions&);
+template PcgResult pcg<float>(const std::function<void(View<const float>, View<float>)>&,
+                              const std::function<void(View<const float>, View<float>)>&, View<const float>,
+                              View<float>, const PcgOptions&);
+template PcgResult pcg<double>(const std::function<void(View<const double>, View<double>)>&,
+                               const std::function<void(View<const double>, View<double>)>&, View<const double>,
+                               View<double>, const PcgOptions&);
 template PcgResult pcg<double>(const std::function<void(View<const double>, View<double>)>&, View<const double>,
                                View<const double>, View<double>, const PcgOptions&);
 

@@ -16,7 +16,8 @@ class Progress {
   Progress(const StopCriteria& stop, const IterationCallback& callback) : m_stop(stop), m_callback(callback) {}
 
   // Records the state after an accepted step (or the start, step = 0); returns true when the solve must stop.
-  bool record(double energy, View<const T> g, double step, int inner, int trials) {
+  bool record(double energy, View<const T> g, double step, int inner, int trials, bool direct = false,
+              double shift = 0.0, bool exact = false) {
     IterationLog entry;
     entry.iteration = static_cast<int>(m_result.log.size());
     entry.energy = energy;
@@ -25,6 +26,9 @@ class Progress {
     entry.step = step;
     entry.inner_iterations = inner;
     entry.line_search_trials = trials;
+    entry.direct = direct;
+    entry.exact = exact;
+    entry.shift = shift;
     entry.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
     const double previous = m_result.log.empty() ? energy : m_result.log.back().energy;
     if (m_result.log.empty()) m_initial_gradient = entry.gradient_norm;

@@ -29,6 +29,7 @@ void run_eval(EvalArgs& a) {
   a.data.load_train_images = a.split == "train";
   a.data.load_test_images = a.split == "test";
   const training::TrainingDataset data = training::load_dataset(a.data);
+  print_dataset_notes(data);
   const auto& views = a.split == "test" ? data.test : data.train;
   if (views.empty())
     throw InvalidArgument(data.root + ": no " + a.split + " views (a dataset without a split needs --eval)");
@@ -56,6 +57,7 @@ void add_eval_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("eval", "PSNR and SSIM of a trained .ply on a dataset's test (or train) views");
   cmd->add_option("--ply", a->ply, "Trained scene (.ply, 3DGS layout)")->required();
   add_dataset_options(cmd, a->data, a->device);
+  add_capture_options(cmd, a->data);
   cmd->add_option("--split", a->split, "test or train")->check(CLI::IsMember({"test", "train"}))->capture_default_str();
   cmd->add_option("--background", a->background,
                   "auto (white for images with alpha, else black), white, black or "

@@ -1,5 +1,6 @@
 // `tilegrad make-scene`: writes the embedded default scene as a NeRF-synthetic dataset folder (multi-view RGBA
 // renders made with the rasterizer, transforms_{train,test}.json), and optionally the scene itself as a .ply.
+// With --lens or --format it writes a synthetic capture through a lens instead (lens_capture.h).
 // With --garden, the garden grid benchmark scene instead (a large field seen from low aerial views, with its
 // points as points3d.ply): the large scene of multi-GPU training (docs/PERFORMANCE.md).
 #include <algorithm>
@@ -10,12 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "cli_checks.h"
 #include "commands.h"
 #include "tilegrad/io/ply_gaussians.h"
 #include "tilegrad/io/ply_points.h"
 #include "tilegrad/profiling/garden_grid.h"
 #include "tilegrad/training/config.h"
+#include "tilegrad/core/error.h"
 #include "tilegrad/training/default_scene.h"
+#include "tilegrad/training/lens_capture.h"
 
 namespace tilegrad::cli {
 namespace {
@@ -27,7 +31,20 @@ struct MakeSceneArgs {
   std::string garden;  // points.ply of the garden grid workload
   int grid = 1;
   float height = 1.5f;
+  // A capture through a lens (lens_capture.h).
+  std::string lens, format;
+  std::vector<double> lens_params;
+  training::CaptureOptions capture;
 };
+
+raster::LensModel lens_model_from_name(const std::string& name) {
+  if (name == "PINHOLE") return raster::LensModel::Pinhole;
+  for (int m = 0; m < raster::kLensModelCount; ++m)
+    if (name == raster::to_string(raster::LensModel(m))) return raster::LensModel(m);
+  throw InvalidArgument("--lens: unknown model '" + name +
+                        "' (PINHOLE, SIMPLE_RADIAL, RADIAL, OPENCV, FULL_OPENCV, OPENCV_FISHEYE, "
+                        "SIMPLE_RADIAL_FISHEYE, RADIAL_FISHEYE, FOV)");
+}
 
 // Camera-to-world (OpenGL axes, row-major 4x4) at `eye` looking at `target`, +z up.
 std::array<float, 16> look_at(const std::array<float, 3>& eye, const std::array<float, 3>& target) {
@@ -94,17 +111,36 @@ void run_make_garden(MakeSceneArgs& a) {
 void run_make_scene(MakeSceneArgs& a) {
   a.views.device = training::device_from_option(a.device);
   if (!a.garden.empty()) {
+    TG_CHECK_ARG(a.lens.empty() && a.format.empty(),
+                 "--garden writes pinhole views of the garden grid: --lens and --format apply to the default scene");
     run_make_garden(a);
     return;
   }
   const auto t0 = std::chrono::steady_clock::now();
   const raster::Gaussians scene = training::make_default_scene(a.scene_seed);
-  training::write_synthetic_dataset(a.out, scene, a.views);
+  const bool capture = !a.lens.empty() || !a.format.empty();
+  if (capture) {
+    training::CaptureOptions& c = a.capture;
+    c.views = a.views;
+    c.lens.model = lens_model_from_name(a.lens.empty() ? "PINHOLE" : a.lens);
+    TG_CHECK_ARG(int(a.lens_params.size()) == raster::lens_param_count(c.lens.model), "--lens-params: ",
+                 raster::to_string(c.lens.model), " takes ", raster::lens_param_count(c.lens.model), " parameters (",
+                 a.lens_params.size(), " given)");
+    for (std::size_t i = 0; i < a.lens_params.size(); ++i) c.lens.params[i] = a.lens_params[i];
+    c.format = training::capture_format_from_string(a.format.empty() ? "colmap" : a.format);
+    training::write_lens_capture(a.out, scene, c);
+  } else {
+    training::write_synthetic_dataset(a.out, scene, a.views);
+  }
   if (!a.ply.empty()) io::write_gaussians_ply(a.ply, scene);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("default scene: %zu Gaussians, %d train + %d test views of %dx%d written to %s (%.1f s on %s)\n",
-              scene.count(), a.views.train_views, a.views.test_views, a.views.width, a.views.height, a.out.c_str(),
-              seconds, to_string(a.views.device));
+  std::printf("default scene: %zu Gaussians, %d train + %d test views of %dx%d%s written to %s (%.1f s on %s)\n",
+              scene.count(), a.views.train_views, a.views.test_views, a.views.width, a.views.height,
+              capture ? (std::string(" through ") + raster::to_string(a.capture.lens.model) + " (" +
+                         training::to_string(a.capture.format) + ")")
+                            .c_str()
+                      : "",
+              a.out.c_str(), seconds, to_string(a.views.device));
   if (!a.ply.empty()) std::printf("scene parameters written to %s\n", a.ply.c_str());
 }
 
@@ -140,6 +176,20 @@ void add_make_scene_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--altitude", a->height, "With --garden: camera height above the field")
       ->check(checks::positive())
+      ->capture_default_str();
+  cmd->add_option("--lens", a->lens,
+                  "Photograph the scene through a lens instead (COLMAP model name: PINHOLE, SIMPLE_RADIAL, RADIAL, "
+                  "OPENCV, FULL_OPENCV, OPENCV_FISHEYE, SIMPLE_RADIAL_FISHEYE, RADIAL_FISHEYE, FOV): opaque images, "
+                  "train views then test views as one capture");
+  cmd->add_option("--lens-params", a->lens_params, "The model's distortion parameters in COLMAP's order");
+  cmd->add_option("--format", a->format, "Capture layout: colmap (default with --lens), transforms, nerf-synthetic")
+      ->check(CLI::IsMember({"colmap", "transforms", "nerf-synthetic"}));
+  cmd->add_option("--focal", a->capture.focal, "Capture focal length in pixels (0: from the NeRF-synthetic angle)")
+      ->check(checks::non_negative());
+  cmd->add_option("--supersample", a->capture.supersample, "Capture samples per pixel and axis")
+      ->check(checks::range(1, 16))
+      ->capture_default_str();
+  cmd->add_option("--points", a->capture.points, "Capture SfM-like points (scene means with colours; 0: none)")
       ->capture_default_str();
   cmd->add_option("--device", a->device, "auto, cpu or cuda (renders the views)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))

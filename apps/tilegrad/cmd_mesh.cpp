@@ -22,6 +22,15 @@ void MeshSolveFlags::add_to(CLI::App& app, bool psd_by_default) {
   app.add_option("--gradient-tolerance", gradient_tolerance, "Stop when max |g_i| is below this");
   app.add_option("--energy-tolerance", energy_tolerance, "Stop when the relative energy decrease is below this");
   app.add_flag("--matrix-free", matrix_free, "Newton: PCG on Hessian-vector products instead of the assembled matrix");
+  app.add_option("--linear-solver", linear_solver,
+                 "Newton's inner solve: cholesky (sparse direct, CHOLMOD), pcg, or auto (cholesky when the build has "
+                 "it and the Hessian is assembled)")
+      ->check(CLI::IsMember({"auto", "cholesky", "pcg"}));
+  app.add_option("--preconditioner", preconditioner,
+                 "--matrix-free PCG's preconditioner: lagged-cholesky (the factor of an earlier iteration's Hessian, "
+                 "refreshed when PCG slows), jacobi (no matrix at all), or auto (lagged-cholesky when the build has "
+                 "CHOLMOD)")
+      ->check(CLI::IsMember({"auto", "lagged-cholesky", "jacobi"}));
   if (psd_by_default) app.add_flag("--no-psd", no_psd, "Do not project element Hessians to positive semi-definite");
   app.add_flag("--quiet", quiet, "No per-iteration log");
 }
@@ -36,6 +45,12 @@ mesh::SolveSettings MeshSolveFlags::settings(mesh::SolveSettings s) const {
   if (gradient_tolerance >= 0) s.stop.gradient_tolerance = gradient_tolerance;
   if (energy_tolerance >= 0) s.stop.energy_tolerance = energy_tolerance;
   s.matrix_free = matrix_free;
+  s.linear_solver = linear_solver == "cholesky" ? NewtonLinearSolver::Cholesky
+                    : linear_solver == "pcg"    ? NewtonLinearSolver::Pcg
+                                                : NewtonLinearSolver::Auto;
+  s.preconditioner = preconditioner == "jacobi"            ? MatrixFreePreconditioner::Jacobi
+                     : preconditioner == "lagged-cholesky" ? MatrixFreePreconditioner::LaggedCholesky
+                                                           : MatrixFreePreconditioner::Auto;
   if (!quiet)
     s.on_iteration = [](const IterationLog& log) { std::printf("%s\n", mesh::format_iteration(log).c_str()); };
   return s;

@@ -20,6 +20,8 @@ struct MeshSolveFlags {
   int max_iterations = -1;  // < 0: the application's default
   double gradient_tolerance = -1, energy_tolerance = -1;
   bool matrix_free = false;
+  std::string linear_solver = "auto";
+  std::string preconditioner = "auto";
   bool no_psd = false;
   bool quiet = false;
 

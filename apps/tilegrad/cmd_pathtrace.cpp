@@ -65,6 +65,9 @@ void GradientOptions::add_flags(CLI::App& cmd) {
   cmd.add_option("--edge-density", edge_density, "Edge samples per pixel of visible silhouette length")
       ->check(checks::positive())
       ->capture_default_str();
+  cmd.add_flag("--no-dormant-lights", no_dormant_lights,
+               "Do not sample zero-emission spheres as lights in the backward: their emission gradient then misses "
+               "the light they would cast (cheaper)");
 }
 
 pathtracer::GradientSettings GradientOptions::settings() const {
@@ -74,6 +77,7 @@ pathtracer::GradientSettings GradientOptions::settings() const {
   g.interior = !boundary_only;
   g.boundary = !interior_only;
   g.edge_density = edge_density;
+  g.dormant_lights = !no_dormant_lights;
   return g;
 }
 

@@ -32,7 +32,7 @@ struct SceneOptions {
 
 struct GradientOptions {
   std::string strategy = "owned";
-  bool interior_only = false, boundary_only = false;
+  bool interior_only = false, boundary_only = false, no_dormant_lights = false;
   float edge_density = 1.0f;
   void add_flags(CLI::App& cmd);
   pathtracer::GradientSettings settings() const;

@@ -86,7 +86,7 @@ void run_optimize(const OptimizeArgs& a) {
   const int total = pb.adam.iterations;
   const pathtracer::Scene result = pathtracer::optimize(renderer, pb, [&](const pathtracer::IterationInfo& it) {
     const double err = pathtracer::recovery_error(p.truth, *it.scene, pb.mask);
-    std::printf("  iter %4d/%d  loss %.4e  error %7.3f%% of radius  %s\n", it.iteration + 1, total, it.loss,
+    std::printf("  iter %4d/%d  loss %.4e  error %7.3f%%  %s\n", it.iteration + 1, total, it.loss,
                 100.0 * err, progress_bar(it.iteration + 1, total).c_str());
     std::fflush(stdout);
     csv << it.iteration << "," << it.loss << "," << err << "\n";
@@ -98,12 +98,18 @@ void run_optimize(const OptimizeArgs& a) {
   });
   const double err = pathtracer::recovery_error(p.truth, result, pb.mask);
   const bool ok = err <= p.tolerance;
-  std::printf("recovered within %.3f%% of the radius (tolerance %.1f%%): %s\n", 100.0 * err, 100.0 * p.tolerance,
-              ok ? "yes" : "NO");
+  std::printf("recovered within %.3f%% (centres, radii: of the true radius; emission: of the true emission) "
+              "(tolerance %.1f%%): %s\n",
+              100.0 * err, 100.0 * p.tolerance, ok ? "yes" : "NO");
   for (std::size_t i = 0; i < result.spheres.size(); ++i) {
     const auto &t = p.truth.spheres[i], &r = result.spheres[i];
     std::printf("  sphere %zu: centre (%.4f, %.4f, %.4f) radius %.4f   truth (%.4f, %.4f, %.4f) radius %.4f\n", i,
                 r.center[0], r.center[1], r.center[2], r.radius, t.center[0], t.center[1], t.center[2], t.radius);
+    if (pb.mask.active[i * pathtracer::kSphereParams + pathtracer::kEmissionR] ||
+        pb.mask.active[i * pathtracer::kSphereParams + pathtracer::kEmissionG] ||
+        pb.mask.active[i * pathtracer::kSphereParams + pathtracer::kEmissionB])
+      std::printf("            emission (%.4f, %.4f, %.4f)   truth (%.4f, %.4f, %.4f)\n", r.emission[0], r.emission[1],
+                  r.emission[2], t.emission[0], t.emission[1], t.emission[2]);
   }
   if (!a.out.empty()) {
     pathtracer::save_scene(a.out + "/recovered.json", result);
@@ -120,8 +126,9 @@ void add_optimize_command(CLI::App& pathtrace) {
   auto* cmd = pathtrace.add_subcommand(
       "optimize", "Recover sphere parameters from a target image rendered from a hidden ground truth (Adam on L2)");
   cmd->add_option("--preset", a->preset,
-                  "Named problem: shaded-center, emissive-radius (needs the boundary term), overlap-centers")
-      ->check(CLI::IsMember({"shaded-center", "emissive-radius", "overlap-centers"}));
+                  "Named problem: shaded-center, emissive-radius (needs the boundary term), overlap-centers, "
+                  "dark-light (emission from 0; needs the dormant lights)")
+      ->check(CLI::IsMember(pathtracer::preset_names()));
   cmd->add_option("--truth", a->truth, "Without --preset: the ground-truth scene (file or builtin:NAME)");
   cmd->add_option("--init", a->initial, "Without --preset: the starting scene (same spheres, perturbed)");
   cmd->add_option("--params", a->params, "Without --preset: parameter groups to optimise: center radius albedo emission")
@@ -139,14 +146,15 @@ void add_optimize_command(CLI::App& pathtrace) {
       ->capture_default_str();
   a->gradient.add_flags(*cmd);
   cmd->add_option("--iterations", a->iterations, "Adam iterations (default 200)")->check(checks::positive());
-  cmd->add_option("--lr", a->lr, "First learning rate (default 0.03)")->check(checks::positive());
+  cmd->add_option("--lr", a->lr, "First learning rate (default 0.03; dark-light 1)")->check(checks::positive());
   cmd->add_option("--lr-final", a->lr_final, "Last learning rate, exponential decay (default 0.01)")
       ->check(checks::positive());
   cmd->add_option("--spp", a->spp, "Samples per pixel of the target and of every iteration (default 4)")
       ->check(checks::positive());
   cmd->add_option("--out", a->out, "Folder for target.png, iter_NNNN.png, recovered.json and loss.csv");
   cmd->add_option("--every", a->every, "Write every N-th iteration's image")->check(checks::positive())->capture_default_str();
-  cmd->add_flag("--check", a->check, "Exit with status 3 unless the parameters are recovered within 1% of the radius");
+  cmd->add_flag("--check", a->check,
+                "Exit with status 3 unless the parameters are recovered within 1% (of the radius; of the emission)");
   cmd->callback([a] { run_optimize(*a); });
 }
 

@@ -4,29 +4,24 @@
 #include <string>
 #include <vector>
 
+#include "cmd_profile_common.h"
 #include "commands.h"
 #include "tilegrad/profiling/accumulation_sweep.h"
-#include "tilegrad/profiling/report.h"
 
 namespace tilegrad::cli {
 namespace {
 
-struct AccumulationArgs {
-  std::string device = "auto";
+struct AccumulationArgs : ProfileOptions {
   std::size_t count = 0;
   std::vector<std::size_t> keys;
   std::vector<std::string> patterns = {"random", "coherent"};
   std::vector<int> widths = {1, 9};
   std::vector<std::string> strategies;
-  int warmup = 3;
-  int reps = 20;
-  std::string out;
-  bool json_stdout = false;
 };
 
 void run_accumulation(const AccumulationArgs& a) {
   profiling::SweepConfig cfg;
-  cfg.device = a.device == "auto" ? default_device() : parse_device(a.device);
+  cfg.device = a.parsed_device();
   // The CPU reference is far slower: default to 2^20 contributions there, 2^24 on a GPU.
   cfg.count = a.count ? a.count : (cfg.device == Device::Cuda ? std::size_t(1) << 24 : std::size_t(1) << 20);
   if (!a.keys.empty()) cfg.keys = a.keys;
@@ -39,24 +34,12 @@ void run_accumulation(const AccumulationArgs& a) {
   }
   cfg.warmup = a.warmup;
   cfg.reps = a.reps;
-  std::FILE* log = a.json_stdout ? stderr : stdout;
-  std::fprintf(log, "accumulation sweep on %s: %zu contributions per case, median of %d runs after %d warm-up\n",
-               to_string(cfg.device),
-               cfg.count, cfg.reps, cfg.warmup);
-  const auto results = profiling::run_accumulation_sweep(cfg, log);
+  std::fprintf(a.log(), "accumulation sweep on %s: %zu contributions per case, median of %d runs after %d warm-up\n",
+               to_string(cfg.device), cfg.count, cfg.reps, cfg.warmup);
+  const auto results = profiling::run_accumulation_sweep(cfg, a.log());
   const auto json = profiling::sweep_to_json(cfg, results);
-  const std::string md = profiling::sweep_to_markdown(cfg, results);
-  if (a.json_stdout) {
-    std::printf("%s\n", json.dump(2).c_str());
-  } else {
-    std::printf("\n%s", md.c_str());
-  }
-  if (!a.out.empty()) {
-    profiling::write_text_file(a.out + "/accumulation.json", json.dump(2) + "\n");
-    profiling::write_text_file(a.out + "/accumulation.md", md);
+  if (write_report(a, "accumulation", json, profiling::sweep_to_markdown(cfg, results)))
     profiling::write_sweep_chart(a.out + "/accumulation.png", results);
-    std::fprintf(log, "wrote %s/accumulation.json, accumulation.md and accumulation.png\n", a.out.c_str());
-  }
 }
 
 void add_accumulation_workload(CLI::App& profile) {
@@ -64,18 +47,13 @@ void add_accumulation_workload(CLI::App& profile) {
   auto* acc = profile.add_subcommand("accumulation",
                                       "Synthetic contention sweep of the AD core: contributions to K keys, random "
                                       "or coherent (runs of equal ids), row width D");
-  acc->add_option("--device", args->device, "cpu, cuda or auto (cuda when available)")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  add_profile_options(acc, *args, "accumulation.json, accumulation.md and accumulation.png");
   acc->add_option("--count", args->count, "Contributions per case (default 2^24 on CUDA, 2^20 on CPU)");
   acc->add_option("--keys", args->keys, "Numbers of distinct keys (default 1 16 256 4096 1048576)");
   acc->add_option("--patterns", args->patterns, "Key patterns: random, coherent");
   acc->add_option("--widths", args->widths, "Row widths D (1..32)")->check(checks::range(1, 32));
   acc->add_option("--strategies", args->strategies,
                   "Strategies (default all): atomic warp-aggregated sort-reduce owned");
-  acc->add_option("--warmup", args->warmup, "Untimed runs before timing")->check(checks::non_negative());
-  acc->add_option("--reps", args->reps, "Timed runs; the median is reported")->check(checks::positive());
-  acc->add_option("--out", args->out, "Folder for accumulation.json and accumulation.md");
-  acc->add_flag("--json", args->json_stdout, "Print JSON on stdout (progress goes to stderr)");
   acc->callback([args] { run_accumulation(*args); });
 }
 

@@ -7,26 +7,22 @@
 #include <string>
 #include <vector>
 
+#include "cmd_profile_common.h"
 #include "commands.h"
 #include "tilegrad/pathtracer/renderer.h"
 #include "tilegrad/pathtracer/scene_io.h"
-#include "tilegrad/profiling/report.h"
 #include "tilegrad/profiling/timer.h"
 
 namespace tilegrad::cli {
 namespace {
 
-struct PathtraceProfileArgs {
-  std::string device = "auto";
+struct PathtraceProfileArgs : ProfileOptions {
   int width = 0, height = 0;
   std::vector<int> spp;
   std::vector<std::size_t> spheres;
   std::vector<std::string> strategies;
   std::string integrator = "primary";
-  int warmup = 2;
-  int reps = 10;
-  std::string out;
-  bool json_stdout = false;
+  bool dormant_lights = false;
 };
 
 struct StrategyResult {
@@ -86,6 +82,7 @@ CaseResult run_case(Device d, const PathtraceProfileArgs& a, const std::vector<A
   res.forward_ms = profiling::time_repeated(d, a.warmup, a.reps, {}, [&] { renderer.render(rs, image.view()); }).median();
   // The deterministic SortReduce result is the reference every strategy is compared with.
   pathtracer::GradientSettings gs;
+  gs.dormant_lights = a.dormant_lights;
   gs.strategy = Accumulation::SortReduce;
   renderer.backward(rs, gs, adjoint.cview(), grad.view());
   const std::vector<float> ref = grad.to_vector();
@@ -120,6 +117,7 @@ nlohmann::json to_json(Device d, const PathtraceProfileArgs& a, int w, int h, co
   j["benchmark"] = "pathtrace";
   j["run"] = profiling::run_info(d);
   j["config"] = {{"width", w}, {"height", h}, {"integrator", a.integrator}, {"scene", "grid:N + 1 light"},
+                 {"dormant_lights", a.dormant_lights},
                  {"warmup", a.warmup}, {"reps", a.reps}};
   for (const CaseResult& c : cases) {
     nlohmann::json cj = {{"spheres", c.spheres}, {"spp", c.spp}, {"forward_ms", c.forward_ms}};
@@ -179,7 +177,7 @@ std::string to_markdown(const std::vector<Accumulation>& strategies, const std::
 }
 
 void run_pathtrace_profile(const PathtraceProfileArgs& a) {
-  const Device d = a.device == "auto" ? default_device() : parse_device(a.device);
+  const Device d = a.parsed_device();
   const bool gpu = d == Device::Cuda;
   // The CPU reference is far slower: smaller defaults there.
   const int w = a.width > 0 ? a.width : (gpu ? 1920 : 320), h = a.height > 0 ? a.height : (gpu ? 1080 : 180);
@@ -192,33 +190,24 @@ void run_pathtrace_profile(const PathtraceProfileArgs& a) {
     strategies.clear();
     for (const auto& s : a.strategies) strategies.push_back(parse_accumulation(s));
   }
-  std::FILE* log = a.json_stdout ? stderr : stdout;
-  std::fprintf(log, "path tracer backward on %s: %dx%d, %s, grid:N spheres + 1 light, median of %d after %d warm-up\n",
-               to_string(d), w, h, a.integrator.c_str(), a.reps, a.warmup);
+  std::FILE* log = a.log();
+  std::fprintf(log,
+               "path tracer backward on %s: %dx%d, %s, grid:N spheres + 1 light, dormant lights %s, median of %d after "
+               "%d warm-up\n",
+               to_string(d), w, h, a.integrator.c_str(), a.dormant_lights ? "on" : "off", a.reps, a.warmup);
   std::vector<CaseResult> cases;
   for (int spp : spps)
     for (std::size_t n : counts) cases.push_back(run_case(d, a, strategies, n, spp, w, h, log));
-  const auto json = to_json(d, a, w, h, cases);
-  const std::string md = to_markdown(strategies, cases);
-  if (a.json_stdout) {
-    std::printf("%s\n", json.dump(2).c_str());
-  } else {
-    std::printf("\n%s", md.c_str());
-  }
-  if (!a.out.empty()) {
-    profiling::write_text_file(a.out + "/pathtrace.json", json.dump(2) + "\n");
-    profiling::write_text_file(a.out + "/pathtrace.md", md);
-    std::fprintf(log, "wrote %s/pathtrace.json and pathtrace.md\n", a.out.c_str());
-  }
+  write_report(a, "pathtrace", to_json(d, a, w, h, cases), to_markdown(strategies, cases));
 }
 
 void add_pathtrace_workload(CLI::App& profile) {
   auto a = std::make_shared<PathtraceProfileArgs>();
   auto* cmd = profile.add_subcommand(
       "pathtrace", "Path tracer: forward and backward per strategy on the grid:N scene (N spheres + 1 light)");
-  cmd->add_option("--device", a->device, "cpu, cuda or auto (cuda when available)")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
-      ->capture_default_str();
+  a->warmup = 2;  // a case's timing takes longer than the other workloads'
+  a->reps = 10;
+  add_profile_options(cmd, *a, "pathtrace.json and pathtrace.md");
   cmd->add_option("--width", a->width, "Image width (default 1920 on CUDA, 320 on CPU)")->check(checks::positive());
   cmd->add_option("--height", a->height, "Image height (default 1080 on CUDA, 180 on CPU)")->check(checks::positive());
   cmd->add_option("--spp", a->spp, "Samples per pixel (default 1 16)")->check(checks::positive());
@@ -227,10 +216,10 @@ void add_pathtrace_workload(CLI::App& profile) {
   cmd->add_option("--integrator", a->integrator, "primary, direct or path")
       ->check(CLI::IsMember({"primary", "direct", "path"}))
       ->capture_default_str();
-  cmd->add_option("--warmup", a->warmup, "Untimed runs before timing")->check(checks::non_negative())->capture_default_str();
-  cmd->add_option("--reps", a->reps, "Timed runs; the median is reported")->check(checks::positive())->capture_default_str();
-  cmd->add_option("--out", a->out, "Folder for pathtrace.json and pathtrace.md");
-  cmd->add_flag("--json", a->json_stdout, "Print JSON on stdout (progress goes to stderr)");
+  cmd->add_flag("--dormant-lights", a->dormant_lights,
+                "Sample the grid spheres (zero emission) as dormant lights in the backward, as GradientSettings does "
+                "by default (off here: the benchmark measures geometry gradients; with it every tile lists every "
+                "sphere, and Owned runs as sort-reduce beyond 64)");
   cmd->callback([a] { run_pathtrace_profile(*a); });
 }
 

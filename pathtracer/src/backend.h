@@ -22,12 +22,15 @@ class Backend {
   virtual ~Backend() = default;
   virtual void set_scene(const PreparedScene<float>& scene) = 0;
   virtual void render(const RenderSettings& settings, float* image) = 0;
+  // gradient.dormant_lights: the backward samples the scene's dormant lights when samples_dormant() says so.
   virtual BackwardStats backward(const RenderSettings& settings, const GradientSettings& gradient,
                                  const BackwardLayout& layout, const float* d_image, float* d_params) = 0;
   virtual std::size_t memory_bytes() const = 0;
   // Owned: interior rows per sphere when each of the backend's blocks owns one row per sphere over many
   // tiles, or 0 for one row per tile that lists the sphere (see layout.h).
-  virtual std::uint32_t owned_block_rows(const RenderSettings&, std::size_t /*num_spheres*/) const { return 0; }
+  virtual std::uint32_t owned_block_rows(const RenderSettings&, std::size_t /*num_spheres*/, bool /*dormant*/) const {
+    return 0;
+  }
 };
 
 std::unique_ptr<Backend> make_cpu_backend();

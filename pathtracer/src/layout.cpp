@@ -131,17 +131,20 @@ EdgeLayout edge_layout(const PreparedScene<T>& scene, const GradientSettings& gs
 }
 
 template <class T>
-TileTables tile_tables(const PreparedScene<T>& scene, const RenderSettings& rs) {
+TileTables tile_tables(const PreparedScene<T>& scene, const RenderSettings& rs, bool dormant) {
   TileTables t;
   const CameraT<T>& cam = scene.camera;
   t.tiles_x = (cam.width + kTileSize - 1) / kTileSize;
   t.tiles_y = (cam.height + kTileSize - 1) / kTileSize;
   const std::size_t tiles = t.tiles();
   const std::size_t n = scene.num_spheres();
-  // Spheres listed by every tile: all of them for bounces and soft visibility, else the lights.
+  // Spheres listed by every tile: all of them for bounces and soft visibility, else the lights (and the
+  // dormant lights when they are sampled).
   const bool everything = rs.soft || (rs.integrator == Integrator::Path && rs.max_depth > 1);
   std::vector<char> global(n, everything ? 1 : 0);
   for (std::int32_t l : scene.lights) global[l] = 1;
+  if (dormant)
+    for (std::int32_t l : scene.dormant) global[l] = 1;
   std::vector<std::uint32_t> shared;
   for (std::size_t i = 0; i < n; ++i)
     if (global[i]) shared.push_back(static_cast<std::uint32_t>(i));
@@ -245,8 +248,8 @@ OwnedLayout owned_layout(const TileTables& tiles, EdgeLayout& edges, std::size_t
 
 template EdgeLayout edge_layout<float>(const PreparedScene<float>&, const GradientSettings&);
 template EdgeLayout edge_layout<double>(const PreparedScene<double>&, const GradientSettings&);
-template TileTables tile_tables<float>(const PreparedScene<float>&, const RenderSettings&);
-template TileTables tile_tables<double>(const PreparedScene<double>&, const RenderSettings&);
+template TileTables tile_tables<float>(const PreparedScene<float>&, const RenderSettings&, bool);
+template TileTables tile_tables<double>(const PreparedScene<double>&, const RenderSettings&, bool);
 template std::vector<std::pair<int, int>> intersecting_pairs<float>(const PreparedScene<float>&);
 template std::vector<std::pair<int, int>> intersecting_pairs<double>(const PreparedScene<double>&);
 

@@ -2,8 +2,8 @@
 //  - edge curves (sphere silhouettes, and the circles where two spheres meet) with their sample counts
 //    (from the visible length of the curve in the image);
 //  - tile tables: for each 16 x 16 pixel tile, the sorted spheres its samples can contribute to
-//    (conservative: spheres whose projected bounds overlap the tile, plus every light, plus every sphere
-//    for paths with bounces);
+//    (conservative: spheres whose projected bounds overlap the tile, plus every light and, when the backward
+//    samples them, every dormant light, plus every sphere for paths with bounces);
 //  - the Owned layout: per sphere, one contiguous segment holding its interior partials, then one row per
 //    sample chunk (edge_chunks) of each edge curve it moves; every producer writes straight into its slots.
 //    The interior partials are one per tile that lists the sphere, or, for a backend whose blocks each work
@@ -50,8 +50,9 @@ struct OwnedLayout {
 
 template <class T>
 EdgeLayout edge_layout(const PreparedScene<T>& scene, const GradientSettings& settings);
+// dormant: the backward samples the scene's dormant lights (samples_dormant).
 template <class T>
-TileTables tile_tables(const PreparedScene<T>& scene, const RenderSettings& settings);
+TileTables tile_tables(const PreparedScene<T>& scene, const RenderSettings& settings, bool dormant = false);
 // Also sets the curves' row_a / row_b. block_rows > 0: that many interior rows for every sphere instead of
 // one per tile that lists it.
 OwnedLayout owned_layout(const TileTables& tiles, EdgeLayout& edges, std::size_t num_spheres,

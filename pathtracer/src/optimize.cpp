@@ -90,6 +90,12 @@ double recovery_error(const Scene& truth, const Scene& result, const ParamMask& 
     if (mask.active[i * kSphereParams + kCenterX])
       worst = std::max(worst, double(norm(r.center - t.center)) / t.radius);
     if (mask.active[i * kSphereParams + kRadius]) worst = std::max(worst, std::fabs(double(r.radius - t.radius)) / t.radius);
+    bool emission = false;
+    for (int k = kEmissionR; k <= kEmissionB; ++k) emission = emission || mask.active[i * kSphereParams + k];
+    if (emission) {
+      const double off = norm(r.emission - t.emission), scale = norm(t.emission);
+      worst = std::max(worst, scale > 0.0 ? off / scale : off);
+    }
   }
   return worst;
 }

@@ -16,7 +16,7 @@ struct Renderer::Impl {
   std::unique_ptr<Backend> backend;
   BackwardLayout layout;
   bool layout_valid = false;
-  std::tuple<Integrator, int, bool, float, int, int, std::uint32_t> layout_key;
+  std::tuple<Integrator, int, bool, float, int, int, std::uint32_t, bool> layout_key;
 
   void require_scene() const {
     TG_REQUIRE(has_scene, InvalidArgument, "pathtracer: no scene (call Renderer::set_scene first)");
@@ -31,13 +31,14 @@ struct Renderer::Impl {
     return static_cast<std::size_t>(scene.camera.width) * scene.camera.height * 3;
   }
   const BackwardLayout& backward_layout(const RenderSettings& rs, const GradientSettings& gs) {
-    const std::uint32_t block_rows = backend->owned_block_rows(rs, prepared.num_spheres());
+    const bool dormant = samples_dormant(rs, gs, prepared.dormant.size());
+    const std::uint32_t block_rows = backend->owned_block_rows(rs, prepared.num_spheres(), dormant);
     const auto key = std::make_tuple(rs.integrator, rs.max_depth, rs.soft, gs.edge_density, gs.edge_min_samples,
-                                     gs.edge_max_samples, block_rows);
+                                     gs.edge_max_samples, block_rows, dormant);
     if (!layout_valid || key != layout_key) {
       const unsigned version = layout.version + 1;
       layout.edges = edge_layout(prepared, gs);
-      layout.tiles = tile_tables(prepared, rs);
+      layout.tiles = tile_tables(prepared, rs, dormant);
       layout.owned = layout.tiles.fits()
                          ? owned_layout(layout.tiles, layout.edges, prepared.num_spheres(), block_rows)
                          : OwnedLayout{};

@@ -61,6 +61,22 @@ void validate_scene(const Scene& scene, const std::string& source) {
   }
 }
 
+void validate_light_sets(const LightSets& sets, std::size_t spheres) {
+  std::vector<char> seen(spheres, 0);
+  auto check = [&](const std::vector<int>& ids, const char* name) {
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+      TG_CHECK_ARG(ids[k] >= 0 && static_cast<std::size_t>(ids[k]) < spheres, "light sets: ", name, "[", k,
+                   "] = ", ids[k], " is not a sphere (the scene has ", spheres, ")");
+      TG_CHECK_ARG(k == 0 || ids[k] > ids[k - 1], "light sets: ", name, " must be ascending without repeats (",
+                   ids[k], " after ", k == 0 ? -1 : ids[k - 1], ")");
+      TG_CHECK_ARG(!seen[ids[k]], "light sets: sphere ", ids[k], " is both a light and a dormant light");
+      seen[ids[k]] = 1;
+    }
+  };
+  check(sets.lights, "lights");
+  check(sets.dormant, "dormant");
+}
+
 void check_param_count(std::size_t got, std::size_t spheres) {
   TG_CHECK_ARG(got == spheres * kSphereParams, "parameter vector: expected ", spheres * kSphereParams, " values (",
                kSphereParams, " per sphere, ", spheres, " spheres), got ", got);

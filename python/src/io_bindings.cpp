@@ -1,11 +1,14 @@
 // Python binding of the file formats: 3DGS .ply scenes and datasets (NeRF-synthetic, transforms.json, COLMAP) as
 // cameras in gsplat's conventions plus decoded images. Arrays are NumPy-compatible host arrays.
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include "arrays.h"
 #include "tilegrad/core/error.h"
 #include "tilegrad/io/ply_gaussians.h"
+#include "cmd_dataset_common.h"
 #include "tilegrad/training/dataset.h"
+#include "tilegrad/training/run.h"
 
 namespace tilegrad::python {
 namespace {
@@ -43,6 +46,9 @@ nb::dict view_dict(const training::TrainingView& v) {
   if (!v.image.empty()) {
     d["image"] = to_array(v.image.to(Device::Cpu),
                           {static_cast<std::size_t>(c.height), static_cast<std::size_t>(c.width), 4});
+  }
+  if (!v.valid.empty()) {  // undistortion borders and masks: 0 where a pixel does not count
+    d["valid"] = to_array(v.valid.to(Device::Cpu), {static_cast<std::size_t>(c.height), static_cast<std::size_t>(c.width)});
   }
   return d;
 }
@@ -102,8 +108,21 @@ void bind_io(nb::module_& m) {
       nb::arg("sh"), "Writes a 3DGS .ply from host float32 arrays");
   m.def(
       "load_dataset",
-      [](const std::string& path, int downscale, bool eval, int holdout_every, bool images) {
+      [](const std::string& path, int downscale, bool eval, int holdout_every, bool images,
+         const std::vector<std::string>& capture_args) {
         training::DatasetOptions o;
+        // The capture options (image folder, width, undistortion, masks, split, missing images) as the commands
+        // read them: the same names, checks and messages.
+        {
+          CLI::App cmd("tilegrad.load_dataset");
+          cli::add_capture_options(&cmd, o);
+          std::vector<std::string> args(capture_args.rbegin(), capture_args.rend());
+          try {
+            cmd.parse(args);
+          } catch (const CLI::ParseError& e) {
+            throw InvalidArgument(std::string("load_dataset: ") + e.what());
+          }
+        }
         o.path = path;
         o.downscale = downscale;
         o.eval = eval;
@@ -128,10 +147,13 @@ void bind_io(nb::module_& m) {
         d["has_alpha"] = data.has_alpha;
         d["center"] = nb::make_tuple(data.center[0], data.center[1], data.center[2]);
         d["extent"] = data.extent;
+        nb::list notes;
+        for (const std::string& line : training::dataset_notes(data)) notes.append(line);
+        d["notes"] = notes;
         return d;
       },
       nb::arg("path"), nb::arg("downscale") = 1, nb::arg("eval") = false, nb::arg("holdout_every") = 8,
-      nb::arg("images") = true, "Loads a dataset folder's cameras (gsplat conventions) and decoded images");
+      nb::arg("images") = true, nb::arg("capture_args") = std::vector<std::string>{}, "Loads a dataset folder's cameras (gsplat conventions) and decoded images");
 }
 
 }  // namespace tilegrad::python

@@ -79,11 +79,48 @@ def test_train_from_python(tmp_path):
 
     with pytest.raises(ValueError, match="unknown option 'itres'"):
         tilegrad.train(tmp_path / "data", tmp_path / "run3", itres=5)
-    with pytest.raises(ValueError, match="'iters' has the wrong type"):
+    # The command's own parser reads the options: its messages and checks.
+    with pytest.raises(ValueError, match="--iters: 'many' is not a number"):
         tilegrad.train(tmp_path / "data", tmp_path / "run3", iters="many")
+    with pytest.raises(ValueError, match="--iters: must be > 0, got 0"):
+        tilegrad.train(tmp_path / "data", tmp_path / "run3", iters=0)
+    with pytest.raises(ValueError, match="--eval-at: 9 is not an iteration of this run"):
+        tilegrad.train(tmp_path / "data", tmp_path / "run3", iters=4, eval_at=[2, 9])
+    with pytest.raises(ValueError, match="is a switch"):
+        tilegrad.train(tmp_path / "data", tmp_path / "run3", overwrite="yes")
+    assert {"iters", "eval_at", "undistort", "test_every", "renders", "overwrite"} <= set(tilegrad.train_options())
+
+    # Like the command, an earlier run is refused unless resumed or overwritten; log() gets the command's lines.
+    with pytest.raises(OSError, match="--overwrite"):
+        tilegrad.train(tmp_path / "data", tmp_path / "run", iters=6, device="cpu")
+    lines = []
+    again = tilegrad.train(tmp_path / "data", tmp_path / "run", log=lines.append, iters=4, log_every=2, eval_at=[2],
+                           init_points=300, device="cpu", sh_degree=1, renders=False, overwrite=True)
+    assert again["finished"] and again["iterations"] == 4
+    assert any(l.startswith("[eval] iteration 2") for l in lines) and any(l.startswith("trained 4") for l in lines)
     with pytest.raises(ZeroDivisionError):
         tilegrad.train(tmp_path / "data", tmp_path / "run4", progress=lambda p: 1 / 0, iters=4, log_every=2,
                        init_points=100, device="cpu", renders=False)
+
+
+def test_train_on_simulated_ranks_from_python(tmp_path):
+    """The rank options of `tilegrad train` reach tilegrad.train: two simulated ranks with the Gaussians split
+    between them, periodic evaluation and save included (they need both ranks), and the per-rank report."""
+    synthetic_dataset(tmp_path / "data")
+    lines = []
+    summary = tilegrad.train(tmp_path / "data", tmp_path / "run", log=lines.append, iters=4, log_every=2,
+                             eval_at=[2], save_at=[2], ranks=2, parallel="gaussians", init_points=300, sh_degree=1,
+                             renders=False)
+    assert summary["finished"] and summary["iterations"] == 4
+    assert summary["distributed"]["ranks"] == 2 and summary["distributed"]["mode"] == "gaussians"
+    assert len(summary["distributed"]["per_rank"]) == 2
+    assert any(l == "2 simulated CPU ranks, gaussians parallel" for l in lines)
+    assert any(l.startswith("[eval] iteration 2") for l in lines) and any(l.startswith("rank 1: ") for l in lines)
+    saved = tilegrad.read_ply(tmp_path / "run" / "point_cloud_2.ply")
+    assert len(saved["means"]) > 0
+    with pytest.raises(ValueError, match="--ranks simulates ranks on the CPU"):
+        tilegrad.train(tmp_path / "data", tmp_path / "run2", ranks=2, device="cuda")
+    assert {"gpus", "ranks", "parallel", "scale_for_views"} <= set(tilegrad.train_options())
 
 
 @pytest.mark.skipif(cli_binary() is None, reason="no `tilegrad` command built in build/*/ (set TILEGRAD_CLI)")
@@ -120,3 +157,25 @@ def read_pfm(path):
     w, h = map(int, size.split())
     image = np.frombuffer(pixels, dtype="<f4").reshape(h, w, 3 if header == b"PF" else 1)
     return image[::-1]  # PFM stores the bottom row first
+
+
+@pytest.mark.skipif(cli_binary() is None, reason="no `tilegrad` command built in build/*/ (set TILEGRAD_CLI)")
+def test_distorted_capture_loads_as_pinhole_views_with_masks(tmp_path):
+    """A fisheye COLMAP capture (made by `tilegrad make-scene --lens`) loads undistorted into pinhole cameras; the
+    full-frame mode marks the pixels without a source in `valids`, crop mode has none; capture options are the
+    command's (names, checks, messages)."""
+    subprocess.run([cli_binary(), "make-scene", "--out", str(tmp_path / "cap"), "--width", "64", "--height", "48",
+                    "--train-views", "3", "--test-views", "0", "--lens", "OPENCV_FISHEYE", "--lens-params", "0.1",
+                    "0.02", "0", "0", "--supersample", "1", "--device", "cpu"], check=True, capture_output=True)
+    crop = tilegrad.load_dataset(tmp_path / "cap", test_every=0)
+    full = tilegrad.load_dataset(tmp_path / "cap", test_every=0, undistort="full")
+    assert len(crop.train) == 3 and len(full.train) == 3 and any("undistort" in n for n in full.notes)
+    assert all(v is None for v in crop.train.valids)
+    for c in range(3):
+        valid = full.train.valids[c]
+        assert valid.shape == (full.train.heights[c], full.train.widths[c]) and valid.dtype == np.uint8
+        assert 0 < valid.sum() < valid.size  # the corners of a fisheye's full frame have no source pixel
+        K = full.train.Ks[c]
+        assert K[0, 1] == 0 and K[2, 2] == 1  # pinhole intrinsics
+    with pytest.raises(ValueError, match="--undistort"):
+        tilegrad.load_dataset(tmp_path / "cap", undistort="sideways")

@@ -34,6 +34,8 @@ class DatasetSplit:
     widths: list
     heights: list
     images: list = field(repr=False)
+    # Per view: uint8 [H, W], 1 where a pixel counts for the loss and the metrics (None: every pixel counts).
+    valids: list = field(default=None, repr=False)
 
     def __len__(self):
         return len(self.names)
@@ -76,6 +78,7 @@ class Dataset:
     has_alpha: bool            # images carry transparency (synthetic renders: white background)
     center: tuple              # the train cameras' centre
     extent: float              # 1.1 x the largest camera distance from it (the 3DGS scene extent)
+    notes: list = field(default_factory=list)  # what loading changed (undistortion, resolution), frames left out
 
 
 def _split(views):
@@ -85,15 +88,27 @@ def _split(views):
         names=[v["name"] for v in views], image_paths=[v["image_path"] for v in views],
         viewmats=stack("viewmat", (4, 4)), Ks=stack("K", (3, 3)), widths=[v["width"] for v in views],
         heights=[v["height"] for v in views],
-        images=[np.asarray(v["image"]) if "image" in v else None for v in views])
+        images=[np.asarray(v["image"]) if "image" in v else None for v in views],
+        valids=[np.asarray(v["valid"]) if "valid" in v else None for v in views])
 
 
-def load_dataset(path, downscale=1, eval=False, holdout_every=8, images=True):
+def load_dataset(path, downscale=1, eval=False, holdout_every=8, images=True, **capture):
     """Loads a dataset folder as the trainer does (train/test splits, images decoded and checked against their
     cameras, `downscale` box-filtered). A folder without its own split holds out every `holdout_every`-th image as
-    test with eval=True."""
-    d = _core.load_dataset(str(path), int(downscale), bool(eval), int(holdout_every), bool(images))
+    test with eval=True. `capture` takes the capture options of `tilegrad train` with '_' for '-': image_folder
+    (the command's --images, e.g. "images_4"), width, max_width, undistort ("crop" or "full"), interpolation,
+    masks, test_every, near_plane, skip_missing_images. Lens-distorted captures come back undistorted into pinhole
+    cameras; views with pixels that do not count (undistortion borders, masks) carry a `valids` mask."""
+    args = []
+    for key, value in capture.items():
+        flag = "--images" if key == "image_folder" else "--" + key.replace("_", "-")
+        if isinstance(value, bool):
+            if value:
+                args.append(flag)
+        else:
+            args += [flag, str(value)]
+    d = _core.load_dataset(str(path), int(downscale), bool(eval), int(holdout_every), bool(images), args)
     colors = d["points_colors"]
     return Dataset(kind=d["kind"], root=d["root"], train=_split(d["train"]), test=_split(d["test"]),
                    points=np.asarray(d["points"]), points_colors=None if colors is None else np.asarray(colors),
-                   has_alpha=d["has_alpha"], center=d["center"], extent=d["extent"])
+                   has_alpha=d["has_alpha"], center=d["center"], extent=d["extent"], notes=list(d["notes"]))

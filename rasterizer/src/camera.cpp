@@ -11,13 +11,7 @@ namespace {
 
 // Inverts a rigid camera-to-world transform (rows of R_c2w are the camera axes' world coordinates transposed).
 Camera from_c2w(const float m[16], bool opengl, float fx, float fy, float cx, float cy, int width, int height) {
-  Camera cam;
-  cam.fx = fx;
-  cam.fy = fy;
-  cam.cx = cx;
-  cam.cy = cy;
-  cam.width = width;
-  cam.height = height;
+  Camera cam{fx, fy, cx, cy, width, height};
   // OpenGL -> OpenCV axes: flip the camera's y and z.
   const float flip[3] = {1.0f, opengl ? -1.0f : 1.0f, opengl ? -1.0f : 1.0f};
   for (int r = 0; r < 3; ++r)

@@ -1,31 +1,44 @@
-// Rasterizer API: validation, the identity checks between forward and backward, dispatch to the backends.
+// Rasterizer API: validation, the identity checks between forward and backward, and one dispatch to the
+// device's backend (backend.h).
 #include "tilegrad/rasterizer/rasterizer.h"
 
 #include <cmath>
+#include <cstdint>
 
-#include "context.h"
-#include "tilegrad/ad/accumulate.h"
-#include "tilegrad/core/config.h"
+#include "backend.h"
 #include "tilegrad/core/error.h"
-#if TILEGRAD_WITH_CUDA
-#include "cuda/backend.h"
-#endif
 
 namespace tilegrad::raster {
 
-struct Rasterizer::Impl {
-  Device device;
-  Workspace workspace;
-  Accumulator accumulator;
-  bool timing = false;
-  StageTimes times;
-  explicit Impl(Device d) : device(d), workspace(d), accumulator(d) {}
+// What a forward hands its backward: the identity of the parameters it rendered (checked by backward) and the
+// backend's saved state.
+struct Context {
+  Device device = Device::Cpu;
+  std::size_t count = 0;
+  const float* means = nullptr;
+  std::uint64_t version = 0;
+  int stored_degree = 0;
+  bool uses_colors = false;
+  int width = 0, height = 0;
+  bool depth = false;  // the forward rendered depth (a dL/ddepth is accepted)
+  std::unique_ptr<const ForwardState> state;
 };
 
-std::size_t ForwardOutput::instances() const { return context ? context->instances : 0; }
-std::size_t ForwardOutput::visible_gaussians() const { return context ? context->visible : 0; }
+struct Rasterizer::Impl {
+  Device device;
+  std::unique_ptr<Backend> backend;
+  bool timing = false;
+  StageTimes times;
+  explicit Impl(Device d) : device(d) {}
+};
 
-Rasterizer::Rasterizer(Device device) : m_impl(std::make_unique<Impl>(device)) { require_device(device); }
+std::size_t ForwardOutput::instances() const { return context ? context->state->instances : 0; }
+std::size_t ForwardOutput::visible_gaussians() const { return context ? context->state->visible : 0; }
+
+Rasterizer::Rasterizer(Device device) : m_impl(std::make_unique<Impl>(device)) {
+  require_device(device);
+  m_impl->backend = make_backend(device);
+}
 Rasterizer::~Rasterizer() = default;
 Rasterizer::Rasterizer(Rasterizer&&) noexcept = default;
 Rasterizer& Rasterizer::operator=(Rasterizer&&) noexcept = default;
@@ -33,22 +46,9 @@ Rasterizer& Rasterizer::operator=(Rasterizer&&) noexcept = default;
 Device Rasterizer::device() const { return m_impl->device; }
 void Rasterizer::set_timing(bool on) { m_impl->timing = on; }
 const StageTimes& Rasterizer::last_times() const { return m_impl->times; }
-std::size_t Rasterizer::workspace_bytes() const { return m_impl->workspace.bytes(); }
+std::size_t Rasterizer::workspace_bytes() const { return m_impl->backend->workspace_bytes(); }
 
 namespace {
-
-cpu::Params<float> cpu_params(const GaussiansView& g) {
-  cpu::Params<float> p;
-  p.count = g.count;
-  p.stored_degree = g.sh_degree;
-  p.means = g.means.data();
-  p.log_scales = g.log_scales.data();
-  p.quats = g.quats.data();
-  p.opacity_logits = g.opacity_logits.data();
-  p.sh = g.colors.empty() ? g.sh.data() : nullptr;
-  p.colors = g.colors.empty() ? nullptr : g.colors.data();
-  return p;
-}
 
 void check_settings(const RasterSettings& s, int stored_degree) {
   for (float b : s.background) TG_CHECK_ARG(std::isfinite(b), "settings.background must be finite");
@@ -62,10 +62,7 @@ void check_settings(const RasterSettings& s, int stored_degree) {
                "< 1, extent_sigmas > 0)");
 }
 
-template <class T>
-Buffer<float> host_buffer(const std::vector<T>& v) {
-  return Buffer<float>::from(v.data(), v.size(), Device::Cpu);
-}
+const float* data_or_null(View<const float> v) { return v.empty() ? nullptr : v.data(); }
 
 }  // namespace
 
@@ -85,32 +82,10 @@ ForwardOutput Rasterizer::forward(const GaussiansView& g, const Camera& camera, 
   ctx->width = camera.width;
   ctx->height = camera.height;
   ctx->depth = settings.render_depth;
-  const ProjectionCamera pcam = make_projection_camera(camera);
   ForwardOutput out;
-  if (device() == Device::Cpu) {
-    ctx->cpu_state = std::make_unique<cpu::State<float>>();
-    cpu::forward(cpu_params(g), pcam, settings, *ctx->cpu_state);
-    const cpu::State<float>& s = *ctx->cpu_state;
-    out.image = host_buffer(s.image);
-    out.alpha = host_buffer(s.alpha);
-    if (settings.render_depth) out.depth = host_buffer(s.depth);
-    ctx->instances = s.sorted_slots.size();
-    ctx->visible = s.visible;
-    m_impl->times = {};
-  } else {
-#if TILEGRAD_WITH_CUDA
-    ctx->cuda_state = std::make_unique<cuda_backend::DeviceState>();
-    cuda_backend::DeviceState& s = *ctx->cuda_state;
-    s.camera = pcam;
-    s.grid = make_tile_grid(camera.width, camera.height);
-    s.settings = settings;
-    s.active_degree = settings.sh_degree < 0 ? g.sh_degree : settings.sh_degree;
-    m_impl->times = {};
-    cuda_backend::forward(g, s, out, m_impl->workspace, m_impl->timing ? &m_impl->times : nullptr);
-    ctx->instances = s.instances;
-    ctx->visible = s.visible;
-#endif
-  }
+  m_impl->times = {};
+  ctx->state = m_impl->backend->forward(g, make_projection_camera(camera), settings, out,
+                                        m_impl->timing ? &m_impl->times : nullptr);
   out.context = std::move(ctx);
   return out;
 }
@@ -136,45 +111,14 @@ Gradients Rasterizer::backward(const ForwardOutput& fwd, const GaussiansView& g,
                             "(RasterSettings::render_depth)");
     check_view(dl_ddepth, pixels, device(), "dL/ddepth [H, W]");
   }
-  auto finite = [&](View<const float> v, const char* what) {
-    if (v.empty()) return;
-    bool bad = false;
-    if (device() == Device::Cpu) {
-      for (std::size_t i = 0; i < v.size() && !bad; ++i) bad = !std::isfinite(v.data()[i]);
-    } else {
-#if TILEGRAD_WITH_CUDA
-      bad = cuda_backend::any_nonfinite(v.data(), v.size(), m_impl->workspace);
-#endif
-    }
-    TG_CHECK_ARG(!bad, "backward: ", what, " contains NaN or infinite values");
-  };
   if (settings.check_finite) {
-    finite(dl_dimage, "dL/dimage");
-    finite(dl_dalpha, "dL/dalpha");
-    finite(dl_ddepth, "dL/ddepth");
+    for (const auto& [v, what] : {std::pair{dl_dimage, "dL/dimage"}, std::pair{dl_dalpha, "dL/dalpha"},
+                                  std::pair{dl_ddepth, "dL/ddepth"}})
+      TG_CHECK_ARG(v.empty() || !m_impl->backend->any_nonfinite(v), "backward: ", what,
+                   " contains NaN or infinite values");
   }
-
-  Gradients grads;
-  if (device() == Device::Cpu) {
-    cpu::Grads<float> cg;
-    cpu::backward(cpu_params(g), *ctx.cpu_state, dl_dimage.data(), dl_dalpha.empty() ? nullptr : dl_dalpha.data(),
-                  dl_ddepth.empty() ? nullptr : dl_ddepth.data(), settings.accumulation, cg);
-    grads.means = host_buffer(cg.means);
-    grads.log_scales = host_buffer(cg.log_scales);
-    grads.quats = host_buffer(cg.quats);
-    grads.opacity_logits = host_buffer(cg.opacity_logits);
-    grads.sh = host_buffer(cg.sh);
-    grads.colors = host_buffer(cg.colors);
-    grads.mean2d = host_buffer(cg.mean2d);
-    if (settings.absolute_mean2d) grads.mean2d_abs = host_buffer(cg.mean2d_abs);
-  } else {
-#if TILEGRAD_WITH_CUDA
-    cuda_backend::backward(g, *ctx.cuda_state, dl_dimage.data(), dl_dalpha.empty() ? nullptr : dl_dalpha.data(),
-                           dl_ddepth.empty() ? nullptr : dl_ddepth.data(), settings, grads,
-                           m_impl->accumulator, m_impl->workspace, m_impl->timing ? &m_impl->times : nullptr);
-#endif
-  }
-  return grads;
+  return m_impl->backend->backward(g, *ctx.state, {dl_dimage.data(), data_or_null(dl_dalpha), data_or_null(dl_ddepth)},
+                                   settings, m_impl->timing ? &m_impl->times : nullptr);
 }
 
 }  // namespace tilegrad::raster

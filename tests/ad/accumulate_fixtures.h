@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "tilegrad/ad/accumulate.h"
+#include "tilegrad/ad/accumulator.h"
 
 namespace tilegrad::test {
 

@@ -1,5 +1,5 @@
 // warp_reduce_scatter: every component's warp sum lands on exactly one owner lane, with the bits of the
-// documented halving order (emulated here on the host), whatever the width.
+// documented halving order (emulated here on the host), whatever the width; those are warp_order_sum's bits.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 
 #include "test_support.h"
 #include "tilegrad/ad/cuda/warp_reduce_scatter.cuh"
+#include "tilegrad/ad/warp_order.h"
 #include "tilegrad/core/buffer.h"
 #include "tilegrad/core/cuda/check.h"
 
@@ -94,6 +95,9 @@ void check_width() {
       }
       ASSERT_EQ(o.index, owned[l]) << "W " << W << " lane " << l;
       EXPECT_EQ(o.value, want[l]) << "W " << W << " lane " << l;  // bitwise: the documented order
+      float column[32];
+      for (int q = 0; q < 32; ++q) column[q] = r[q * W + o.index];
+      EXPECT_EQ(o.value, warp_order_sum(column)) << "W " << W << " lane " << l;  // the host's statement of it
       double exact = 0;
       for (int q = 0; q < 32; ++q) exact += r[q * W + o.index];
       EXPECT_NEAR(o.value, exact, 1e-5) << "W " << W << " component " << o.index;

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <vector>
 
-#include <tilegrad/ad/accumulate.h>
+#include <tilegrad/ad/accumulator.h>
 #include <tilegrad/ad/derivatives.h>
 
 struct Energy {

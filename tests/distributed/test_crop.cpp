@@ -124,7 +124,12 @@ TEST(CropCamera, RendersTheFullImagesPixelsAndItsGradientsAddUp) {
   }
 }
 
-TEST(LossWindow, WindowsOfAPartitionAddUpToTheImagesLossAndGradient) {
+namespace {
+
+// The loss of a random image pair (with a valid-pixel mask when `masked`: corners and a band across the regions'
+// borders are ignored, as undistortion borders are) against the sum of its windows' losses over a 2 x 2
+// partition, each on its crop with a one-tile halo (and the mask's crop). Returns the image's loss values.
+std::vector<float> expect_windows_add_up(bool masked) {
   std::mt19937 rng(4);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
   std::vector<float> image(std::size_t(kWidth) * kHeight * 3);
@@ -133,6 +138,14 @@ TEST(LossWindow, WindowsOfAPartitionAddUpToTheImagesLossAndGradient) {
   for (std::size_t i = 0; i < target.size(); ++i) target[i] = std::uint8_t(rng() % 256);
   for (std::size_t i = 0; i < target.size(); i += 4)  // premultiplied: colour <= alpha
     for (int c = 0; c < 3; ++c) target[i + std::size_t(c)] = std::min(target[i + std::size_t(c)], target[i + 3]);
+  std::vector<std::uint8_t> valid(std::size_t(kWidth) * kHeight, 1);
+  if (masked)
+    for (int y = 0; y < kHeight; ++y)
+      for (int x = 0; x < kWidth; ++x) {
+        const float dx = (x - 0.5f * kWidth) / kWidth, dy = (y - 0.5f * kHeight) / kHeight;
+        if (dx * dx + dy * dy > 0.2f || (x >= 28 && x < 36)) valid[std::size_t(y) * kWidth + x] = 0;
+      }
+  const std::size_t valid_pixels = std::size_t(std::count(valid.begin(), valid.end(), std::uint8_t(1)));
   training::ImageLoss loss(Device::Cpu, 0.2f);
   const float background[3] = {0.2f, 0.5f, 1.0f};
   training::ImagePair pair;
@@ -140,8 +153,13 @@ TEST(LossWindow, WindowsOfAPartitionAddUpToTheImagesLossAndGradient) {
   pair.height = kHeight;
   const Buffer<float> image_buffer = Buffer<float>::from(image, Device::Cpu);
   const Buffer<std::uint8_t> target_buffer = Buffer<std::uint8_t>::from(target, Device::Cpu);
+  const Buffer<std::uint8_t> valid_buffer = Buffer<std::uint8_t>::from(valid, Device::Cpu);
   pair.image = image_buffer.view();
   pair.target = target_buffer.view();
+  if (masked) {
+    pair.valid = valid_buffer.view();
+    pair.valid_pixels = valid_pixels;
+  }
   std::copy_n(background, 3, pair.background);
   Buffer<float> grad(image.size(), Device::Cpu), values(4, Device::Cpu);
   loss.backward(pair, grad.view(), values.view());
@@ -154,22 +172,26 @@ TEST(LossWindow, WindowsOfAPartitionAddUpToTheImagesLossAndGradient) {
     const PixelRect owned = pixel_rect(t, kWidth, kHeight);
     const PixelRect r = pixel_rect(grow_region(t, 1, tx, ty), kWidth, kHeight);
     std::vector<float> crop_image;
-    std::vector<std::uint8_t> crop_target;
+    std::vector<std::uint8_t> crop_target, crop_valid;
     for (int y = r.y0; y < r.y1; ++y)
       for (int x = r.x0; x < r.x1; ++x) {
         const std::size_t i = std::size_t(y) * kWidth + x;
         crop_image.insert(crop_image.end(), image.begin() + 3 * i, image.begin() + 3 * i + 3);
         crop_target.insert(crop_target.end(), target.begin() + 4 * i, target.begin() + 4 * i + 4);
+        crop_valid.push_back(valid[i]);
       }
     const Buffer<float> ci = Buffer<float>::from(crop_image, Device::Cpu);
     const Buffer<std::uint8_t> ct = Buffer<std::uint8_t>::from(crop_target, Device::Cpu);
+    const Buffer<std::uint8_t> cv = Buffer<std::uint8_t>::from(crop_valid, Device::Cpu);
     training::ImagePair p;
     p.width = r.width();
     p.height = r.height();
     p.image = ci.view();
     p.target = ct.view();
+    if (masked) p.valid = cv.view();  // valid_pixels is not read with a window
     std::copy_n(background, 3, p.background);
-    p.window = {owned.x0 - r.x0, owned.y0 - r.y0, owned.x1 - r.x0, owned.y1 - r.y0, std::size_t(kWidth) * kHeight};
+    p.window = {owned.x0 - r.x0, owned.y0 - r.y0, owned.x1 - r.x0, owned.y1 - r.y0,
+                masked ? valid_pixels : std::size_t(kWidth) * kHeight};
     Buffer<float> g(crop_image.size(), Device::Cpu), v(4, Device::Cpu);
     loss.backward(p, g.view(), v.view());
     const std::vector<float> gv = g.to_vector(), vv = v.to_vector();
@@ -185,14 +207,41 @@ TEST(LossWindow, WindowsOfAPartitionAddUpToTheImagesLossAndGradient) {
   for (int k = 0; k < 4; ++k) EXPECT_NEAR(sum_values[k], full_values[std::size_t(k)], 2e-6) << "value " << k;
   const double scale = max_abs(full_grad);
   double worst = 0;
-  for (std::size_t i = 0; i < full_grad.size(); ++i)
+  for (std::size_t i = 0; i < full_grad.size(); ++i) {
     worst = std::max(worst, std::fabs(double(sum_grad[i]) - full_grad[i]) / scale);
+    if (!valid[i / 3]) {
+      EXPECT_EQ(full_grad[i], 0.0f) << "masked element " << i;
+      EXPECT_EQ(sum_grad[i], 0.0f) << "masked element " << i;
+    }
+  }
   EXPECT_LT(worst, 1e-5);
+  return full_values;
+}
 
+}  // namespace
+
+TEST(LossWindow, WindowsOfAPartitionAddUpToTheImagesLossAndGradient) {
+  expect_windows_add_up(false);
+
+  training::ImageLoss loss(Device::Cpu, 0.2f);
+  const Buffer<float> image(std::size_t(kWidth) * kHeight * 3, Device::Cpu);
+  const Buffer<std::uint8_t> target(std::size_t(kWidth) * kHeight * 4, Device::Cpu);
+  training::ImagePair pair;
+  pair.width = kWidth;
+  pair.height = kHeight;
+  pair.image = image.view();
+  pair.target = target.view();
+  Buffer<float> grad(image.size(), Device::Cpu), values(4, Device::Cpu);
   // A window outside its crop, or larger than its image, is refused.
   training::ImagePair bad = pair;
   bad.window = {0, 0, kWidth + 16, kHeight, std::size_t(kWidth) * kHeight};
   EXPECT_THROW(loss.backward(bad, grad.view(), values.view()), InvalidArgument);
   bad.window = {0, 0, kWidth, kHeight, 10};
   EXPECT_THROW(loss.backward(bad, grad.view(), values.view()), InvalidArgument);
+}
+
+// A masked loss (undistortion borders) on a cropped window: the windows' terms add up to the masked image's.
+TEST(LossWindow, MaskedWindowsAddUpToTheMaskedImagesLossAndGradient) {
+  const std::vector<float> masked = expect_windows_add_up(true), whole = expect_windows_add_up(false);
+  for (int k = 0; k < 4; ++k) EXPECT_NE(masked[std::size_t(k)], whole[std::size_t(k)]) << "value " << k;
 }

@@ -78,6 +78,36 @@ TEST(DistributedCli, OneSimulatedRankWritesThePlainTrainersBytes) {
   EXPECT_TRUE(a == b) << "point_cloud.ply differs between the plain trainer and one simulated rank";
 }
 
+TEST(DistributedCli, PeriodicEvaluationsAndSavesOnRanks) {
+  // They need every rank (rendering, gathering the parts): training pauses for them and goes on.
+  test::TempDir dir;
+  const std::string out = dir.file("run");
+  const int status = tilegrad_cli("train --data '" + test::scene_dataset(32) + "' --out '" + out +
+                                      "' --ranks 2 --parallel gaussians --device cpu --iters 40 --init-points 400 "
+                                      "--sh-degree 1 --log-every 20 --densify-from 10 --densify-every 10 "
+                                      "--densify-until 40 --no-renders --eval-at 20,40 --save-at 20",
+                                  dir.file("log.txt"));
+  const std::string log = test::file_bytes(dir.file("log.txt"));
+  ASSERT_EQ(status, 0) << log;
+  EXPECT_NE(log.find("[eval] iteration 20,"), std::string::npos) << log;
+  EXPECT_NE(log.find("[eval] iteration 40,"), std::string::npos) << log;
+  EXPECT_NE(log.find("[save] iteration 20: "), std::string::npos) << log;
+  EXPECT_GT(test::file_bytes(out + "/point_cloud_20.ply").size(), 1000u);
+  // The last evaluation is the final model's: the same metrics as metrics.json.
+  const nlohmann::json metrics = nlohmann::json::parse(test::file_bytes(out + "/metrics.json"));
+  std::ifstream lines(out + "/train_log.jsonl");
+  std::string line;
+  nlohmann::json last_eval;
+  while (std::getline(lines, line)) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    if (j.contains("eval")) last_eval = j;
+  }
+  ASSERT_FALSE(last_eval.is_null()) << "no evaluation line in train_log.jsonl";
+  EXPECT_EQ(last_eval.at("iteration"), 40);
+  EXPECT_EQ(last_eval.at("eval").at("psnr"), metrics.at("psnr"));
+  EXPECT_EQ(last_eval.at("eval").at("l1"), metrics.at("l1"));
+}
+
 TEST(DistributedCli, RankOptionsAreChecked) {
   test::TempDir dir;
   const std::string data = test::scene_dataset(32);

@@ -137,23 +137,32 @@ TEST(DistributedCuda, CropCamerasAndLossWindowsOnTheGpu) {
         worst = std::max(worst, std::fabs(double(part[(std::size_t(y) * 48 + x) * 3 + c]) -
                                           image[(std::size_t(y + 32) * 64 + (x + 16)) * 3 + c]));
   EXPECT_LT(worst, 2e-5);
-  // A loss window on the GPU against the CPU.
-  auto window_loss = [&](Device d) {
+  // A loss window on the GPU against the CPU, without and with a valid-pixel mask (a disc, as a full-frame
+  // undistortion leaves).
+  std::vector<std::uint8_t> disc(64 * 64);
+  for (int y = 0; y < 64; ++y)
+    for (int x = 0; x < 64; ++x) disc[std::size_t(y) * 64 + x] = (x - 32) * (x - 32) + (y - 32) * (y - 32) < 900;
+  const std::size_t disc_pixels = std::size_t(std::count(disc.begin(), disc.end(), std::uint8_t(1)));
+  auto window_loss = [&](Device d, bool masked) {
     const Buffer<float> img = Buffer<float>::from(image, d);
     const Buffer<std::uint8_t> target = data.test[0].image.to(d);
+    const Buffer<std::uint8_t> valid = Buffer<std::uint8_t>::from(disc, d);
     training::ImageLoss loss(d);
     training::ImagePair p;
     p.width = p.height = 64;
     p.image = img.view();
     p.target = target.view();
-    p.window = {16, 16, 48, 64, 64 * 64};
+    if (masked) p.valid = valid.view();
+    p.window = {16, 16, 48, 64, masked ? disc_pixels : std::size_t(64 * 64)};
     Buffer<float> grad(image.size(), d), values(4, d);
     loss.backward(p, grad.view(), values.view());
     return std::make_pair(grad.to_vector(), values.to_vector());
   };
-  const auto cpu = window_loss(Device::Cpu), gpu = window_loss(Device::Cuda);
-  EXPECT_LT(relative_difference(gpu.first, cpu.first), 1e-5);
-  EXPECT_LT(relative_difference(gpu.second, cpu.second), 1e-5);
+  for (const bool masked : {false, true}) {
+    const auto cpu = window_loss(Device::Cpu, masked), gpu = window_loss(Device::Cuda, masked);
+    EXPECT_LT(relative_difference(gpu.first, cpu.first), 1e-5) << (masked ? "masked" : "unmasked");
+    EXPECT_LT(relative_difference(gpu.second, cpu.second), 1e-5) << (masked ? "masked" : "unmasked");
+  }
 }
 
 TEST(DistributedCuda, SeveralGpus) {

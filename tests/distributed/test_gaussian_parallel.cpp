@@ -1,7 +1,8 @@
 // Gaussian-partitioned training with simulated ranks: one rank is the plain trainer bit for bit; the first step's
 // gradients (in the Adam moments) and density statistics match the plain trainer's to rounding for 2, 3 and 5
 // ranks; a fixed number of ranks is bitwise reproducible; parts stay balanced; trained models come close to the
-// plain trainer's; evaluation and assembled renders match the whole model's; resume equals uninterrupted.
+// plain trainer's; evaluation and assembled renders match the whole model's; resume equals uninterrupted; views
+// with valid-pixel masks (undistortion borders) give the plain trainer's first step too.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -40,6 +41,24 @@ double relative_difference(const std::vector<float>& a, const std::vector<float>
   for (float x : b) scale = std::max(scale, double(std::fabs(x)));
   for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) worst = std::max(worst, std::fabs(double(a[i]) - b[i]));
   return scale > 0 ? worst / scale : worst;
+}
+
+// Every view of `data` given a valid-pixel mask: a disc of radius 0.45 x the width, as a full-frame undistortion
+// leaves (its corners do not count for the loss).
+void add_disc_masks(training::TrainingDataset& data) {
+  for (std::vector<training::TrainingView>* views : {&data.train, &data.test})
+    for (training::TrainingView& v : *views) {
+      const int w = v.camera.width, h = v.camera.height;
+      std::vector<std::uint8_t> valid(std::size_t(w) * std::size_t(h));
+      const float r = 0.45f * float(w);
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+          const float dx = float(x) + 0.5f - 0.5f * float(w), dy = float(y) + 0.5f - 0.5f * float(h);
+          valid[std::size_t(y) * std::size_t(w) + std::size_t(x)] = dx * dx + dy * dy < r * r ? 1 : 0;
+        }
+      v.valid_pixels = std::size_t(std::count(valid.begin(), valid.end(), std::uint8_t(1)));
+      v.valid = Buffer<std::uint8_t>::from(valid, v.image.device());
+    }
 }
 
 }  // namespace
@@ -83,6 +102,35 @@ TEST(GaussianParallel, FirstStepGradientsAndStatisticsMatchThePlainTrainer) {
     EXPECT_TRUE(test::bitwise_equal(arrays[16], reference[16])) << ranks << " ranks";
     EXPECT_TRUE(test::bitwise_equal(arrays[17], reference[17])) << ranks << " ranks";
   }
+}
+
+TEST(GaussianParallel, MaskedViewsFirstStepMatchesThePlainTrainer) {
+  // Masked losses on cropped windows: each rank's region counts its valid pixels, the means are the whole view's.
+  training::TrainingDataset data = test::load_scene(64);
+  const TrainConfig config = test::small_config(1);
+  Trainer unmasked(config, data);
+  initialize_like_partitioned(unmasked, config, data);
+  unmasked.run({});
+  add_disc_masks(data);
+  Trainer plain(config, data);
+  initialize_like_partitioned(plain, config, data);
+  plain.run({});
+  const std::vector<std::vector<float>> reference = test::model_arrays(plain.model());
+  EXPECT_GT(relative_difference(test::model_arrays(unmasked.model())[5], reference[5]), 1e-3)
+      << "the mask does not change the gradients";
+  for (int ranks : {2, 3}) {
+    DistributedTrainer t(partitioned(config, ranks), data, make_simulated_group(ranks));
+    t.initialize();
+    t.run({});
+    const std::vector<std::vector<float>> arrays = test::model_arrays(t.model());
+    for (std::size_t k = 5; k < 10; ++k)
+      EXPECT_LT(relative_difference(arrays[k], reference[k]), 1e-5) << ranks << " ranks, array " << k;
+  }
+  DistributedTrainer one(partitioned(config, 1), data, make_simulated_group(1));
+  one.initialize();
+  one.run({});
+  EXPECT_TRUE(test::identical_models(plain.model(), one.model()));
+  EXPECT_EQ(one.evaluate(data.test).psnr, plain.evaluate(data.test).psnr);
 }
 
 TEST(GaussianParallel, ReproducibleBalancedAndCloseToThePlainTrainer) {

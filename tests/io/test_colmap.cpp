@@ -166,12 +166,13 @@ TEST(Colmap, RejectsBadModels) {
 }
 
 TEST(Colmap, RejectsUnusableScenes) {
-  {  // a distorted camera in use
+  {  // a camera model without a lens here
     TempDir dir;
-    write_scene(dir, "sparse/0", false);
-    dir.write("sparse/0/cameras.bin", colmap_cameras_bin(2));
-    EXPECT_IO_ERROR(load_colmap_scene(dir.path()), "cameras.bin", "image 'a.png' (camera 2)", "SIMPLE_RADIAL",
-                    "undistort the images first");
+    write_scene(dir, "sparse/0", true);
+    dir.write("sparse/0/cameras.txt",
+              "1 PINHOLE 10 6 20 22 5 3\n2 THIN_PRISM_FISHEYE 8 6 15 15 4 3 0 0 0 0 0 0 0 0\n");
+    EXPECT_IO_ERROR(load_colmap_scene(dir.path()), "cameras.txt", "image 'a.png' (camera 2)", "THIN_PRISM_FISHEYE",
+                    "not supported", "undistort the images first");
   }
   {  // an image refers to a camera the model lacks
     TempDir dir;
@@ -183,13 +184,14 @@ TEST(Colmap, RejectsUnusableScenes) {
     TempDir dir;
     write_scene(dir, "sparse", false);
     dir.write("sparse/images.bin", colmap_images_bin(1, std::nan("")));
-    EXPECT_IO_ERROR(load_colmap_scene(dir.path()), "image 'a.png'", "quaternion is not finite");
+    EXPECT_IO_ERROR(load_colmap_scene(dir.path()), "images.bin", "image 3 ('a.png')", "quaternion is not finite");
   }
   {  // a missing image, then a wrong-sized one; without required images both are fine
     TempDir dir;
     write_scene(dir, "sparse", true);
     std::filesystem::remove(dir.file("images/b.png"));
-    EXPECT_IO_ERROR(load_colmap_scene(dir.path()), "image 'b.png'", "image not found", "images/b.png");
+    EXPECT_IO_ERROR(load_colmap_scene(dir.path()), "images.txt", "1 of 2 frames have no image file", "image 'b.png'",
+                    "images/b.png");
     write_png(dir, "images/b.png", 9, 6);
     EXPECT_IO_ERROR(load_colmap_scene(dir.path()), "images/b.png is 9x6 but the camera is 10x6");
     FrameOptions cameras_only;
@@ -200,4 +202,159 @@ TEST(Colmap, RejectsUnusableScenes) {
   TempDir empty;
   EXPECT_IO_ERROR(load_colmap_scene(empty.path()), "no COLMAP model");
   EXPECT_EQ(find_colmap_sparse_dir(empty.path()), "");
+}
+
+TEST(Colmap, DistortedCamerasCarryTheirLens) {
+  TempDir dir;
+  write_scene(dir, "sparse/0", false);
+  dir.write("sparse/0/cameras.bin", colmap_cameras_bin(2));  // camera 2: SIMPLE_RADIAL f 15, cx 4, cy 3, k 0.01
+  const ColmapScene scene = load_colmap_scene(dir.path());
+  ASSERT_EQ(scene.frames.size(), 2u);
+  const DatasetFrame& a = scene.frames[0];
+  EXPECT_EQ(a.lens.model, raster::LensModel::SimpleRadial);
+  EXPECT_EQ(a.lens.params[0], 0.01);
+  EXPECT_EQ(a.camera.fx, 15.0f);
+  EXPECT_EQ(a.camera.fy, 15.0f);
+  EXPECT_EQ(a.camera.cx, 4.0f);
+  EXPECT_EQ(scene.frames[1].lens.model, raster::LensModel::Pinhole);
+  // Every model's intrinsics and lens parameters in COLMAP's order.
+  const auto cams = parse_colmap_cameras_txt(
+      "1 FULL_OPENCV 10 6 20 22 5 3 -0.3 0.1 0.001 0.002 -0.02 0.05 0.01 0.003\n"
+      "2 RADIAL_FISHEYE 10 6 9 4 3 0.03 -0.005\n3 FOV 10 6 20 21 5 3 0.9\n",
+      "cameras.txt");
+  ColmapImage image;
+  image.qvec = {1, 0, 0, 0};
+  image.name = "x.png";
+  const raster::Lens full = colmap_lens(cams[0], "cameras.txt");
+  EXPECT_EQ(full.model, raster::LensModel::FullOpenCV);
+  EXPECT_EQ(full.params[2], 0.001);  // p1
+  EXPECT_EQ(full.params[7], 0.003);  // k6
+  EXPECT_EQ(colmap_camera(cams[0], image, "cameras.txt").fy, 22.0f);
+  const raster::Lens fisheye = colmap_lens(cams[1], "cameras.txt");
+  EXPECT_EQ(fisheye.model, raster::LensModel::RadialFisheye);
+  EXPECT_EQ(fisheye.params[1], -0.005);
+  EXPECT_EQ(colmap_camera(cams[1], image, "cameras.txt").cy, 3.0f);
+  EXPECT_EQ(colmap_lens(cams[2], "cameras.txt").params[0], 0.9);
+  EXPECT_EQ(colmap_camera(cams[2], image, "cameras.txt").fy, 21.0f);
+  EXPECT_IO_ERROR(colmap_lens(parse_colmap_cameras_txt("4 FOV 10 6 20 21 5 3 4.0\n", "c.txt")[0], "c.txt"),
+                  "camera 4", "omega");
+}
+
+// issue 17, item 7: an images.txt record whose POINTS2D line is missing swallowed the next record (half the
+// images were dropped silently); it is an error naming the line.
+TEST(Colmap, MissingPoints2dLineIsAnErrorNamingTheLine) {
+  const std::string text =
+      "# two records without their POINTS2D lines\n"
+      "1 1 0 0 0 0 0 4 1 a.jpg\n"
+      "2 1 0 0 0 0 0 5 1 b.jpg\n"
+      "3 1 0 0 0 0 0 6 1 c.jpg\n"
+      "\n";
+  EXPECT_IO_ERROR(parse_colmap_images_txt(text, "images.txt"), "images.txt", "line 3",
+                  "expected the POINTS2D line of image 1 ('a.jpg', line 2)", "b.jpg");
+  // Names with spaces and points lines with -1 ids still parse; an empty points line is an image without points.
+  const auto ok = parse_colmap_images_txt(
+      "1 1 0 0 0 0 0 4 1 my photo.jpg\n1.5 2 -1 3 4.25 17\n2 1 0 0 0 0 0 5 1 b.jpg\n\n", "images.txt");
+  ASSERT_EQ(ok.size(), 2u);
+  EXPECT_EQ(ok[1].name, "b.jpg");
+  EXPECT_IO_ERROR(parse_colmap_images_txt("1 1 0 0 0 0 0 4 1 a.jpg\n1.5 2\n", "images.txt"), "line 2");
+  EXPECT_IO_ERROR(parse_colmap_images_txt("1 1 0 0 0 0 0 4 1 a.jpg\n1.5 2 -2\n", "images.txt"), "line 2");
+}
+
+// issue 17, item 7: a zero quaternion in images.bin is reported against images.bin, not cameras.bin.
+TEST(Colmap, ZeroQuaternionIsReportedAgainstTheImagesFile) {
+  for (const bool text : {false, true}) {
+    TempDir dir;
+    write_scene(dir, "sparse/0", text);
+    if (text) {
+      dir.write("sparse/0/images.txt", "3 0 0 0 0 0 0 4 2 a.png\n\n");
+    } else {
+      dir.write("sparse/0/images.bin", colmap_images_bin(1, 0.0));
+    }
+    const std::string message = io_error_of([&] { load_colmap_scene(dir.path()); });
+    EXPECT_NE(message.find(text ? "images.txt" : "images.bin"), std::string::npos) << message;
+    EXPECT_NE(message.find("quaternion is zero"), std::string::npos) << message;
+    EXPECT_EQ(message.find("cameras."), std::string::npos) << message;
+  }
+}
+
+// issue 17, item 7: OPENCV-family cameras whose coefficients are all zero are pinholes (no resampling).
+TEST(Colmap, OpenCvFamilyWithZeroCoefficientsIsPinhole) {
+  TempDir dir;
+  write_scene(dir, "sparse", true);
+  dir.write("sparse/cameras.txt",
+            "1 OPENCV 10 6 20 22 5 3 0 0 0 0\n2 FULL_OPENCV 8 6 15 15 4 3 0 0 0 0 0 0 0 0\n");
+  const ColmapScene scene = load_colmap_scene(dir.path());
+  ASSERT_EQ(scene.frames.size(), 2u);
+  for (const DatasetFrame& f : scene.frames) EXPECT_TRUE(raster::is_pinhole(f.lens)) << f.name;
+  EXPECT_EQ(scene.frames[1].camera.fy, 22.0f);
+  for (const char* model : {"1 SIMPLE_RADIAL 10 6 20 5 3 0\n", "1 RADIAL 10 6 20 5 3 0 0\n", "1 FOV 10 6 20 20 5 3 0\n"})
+    EXPECT_TRUE(raster::is_pinhole(colmap_lens(parse_colmap_cameras_txt(model, "c.txt")[0], "c.txt"))) << model;
+  // A fisheye with zero coefficients is not a pinhole (it projects equidistantly).
+  EXPECT_FALSE(raster::is_pinhole(
+      colmap_lens(parse_colmap_cameras_txt("1 OPENCV_FISHEYE 10 6 20 20 5 3 0 0 0 0\n", "c.txt")[0], "c.txt")));
+}
+
+TEST(Colmap, MissingImagesAreSkippedOnRequest) {
+  TempDir dir;
+  write_scene(dir, "sparse", true);
+  std::filesystem::remove(dir.file("images/a.png"));
+  FrameOptions skip;
+  skip.missing_images = MissingImages::Skip;
+  const ColmapScene scene = load_colmap_scene(dir.path(), skip);
+  ASSERT_EQ(scene.frames.size(), 1u);
+  EXPECT_EQ(scene.frames[0].name, "b.png");
+  EXPECT_EQ(scene.skipped, std::vector<std::string>{"a.png"});
+}
+
+TEST(Colmap, WrittenModelsReadBackInBothFormats) {
+  ColmapModel m;
+  m.cameras = {{3, 1, 640, 480, {500.25, 501.5, 320.125, 239.875}}, {5, 0, 320, 240, {250, 160, 120}}};
+  ColmapImage a;
+  a.id = 9;
+  a.qvec = {kHalfSqrt2, 0, 0, kHalfSqrt2};
+  a.tvec = {0.1, -2, 3.0000000000000004};
+  a.camera_id = 3;
+  a.name = "sub/my photo.png";
+  ColmapImage b = a;
+  b.id = 2;
+  b.camera_id = 5;
+  b.name = "b.png";
+  m.images = {a, b};
+  m.points.positions = {1, 2, 3, -0.5f, 0.25f, 1e-3f};
+  m.points.colors = {10, 20, 30, 255, 0, 128};
+  for (const bool text : {false, true}) {
+    TempDir dir;
+    write_colmap_model(dir.file("sparse/0"), m, text);
+    const ColmapModel r = read_colmap_model(dir.file("sparse/0"));
+    EXPECT_EQ(r.cameras_file, dir.file(text ? "sparse/0/cameras.txt" : "sparse/0/cameras.bin"));
+    ASSERT_EQ(r.cameras.size(), 2u);
+    EXPECT_EQ(r.cameras[0].params, m.cameras[0].params);  // exact, in either format
+    EXPECT_EQ(r.cameras[1].model_id, 0);
+    ASSERT_EQ(r.images.size(), 2u);
+    EXPECT_EQ(r.images[0].name, "sub/my photo.png");
+    EXPECT_EQ(r.images[0].qvec, a.qvec);
+    EXPECT_EQ(r.images[0].tvec, a.tvec);
+    EXPECT_EQ(r.images[1].camera_id, 5u);
+    EXPECT_EQ(r.points.positions, m.points.positions);
+    EXPECT_EQ(r.points.colors, m.points.colors);
+  }
+  m.images[0].name = "two\nlines";
+  TempDir dir;
+  EXPECT_THROW(write_colmap_model(dir.path(), m), InvalidArgument);
+}
+
+TEST(Colmap, ImageRecordOfACameraRoundTripsThePose) {
+  for (const raster::Camera& c :
+       {raster::Camera::look_at({{3, 1, -2}}, {{0, 0.5f, 1}}, {{0, 1, 0}}, 0.8f, 64, 48),
+        raster::Camera::look_at({{-1, -4, 0.5f}}, {{0, 0, 0}}, {{0, 0, 1}}, 0.8f, 64, 48),
+        raster::Camera::look_at({{0, 0, -3}}, {{0, 0, 0}}, {{0, -1, 0}}, 0.8f, 64, 48)}) {
+    const ColmapImage im = colmap_image(c, 4, 2, "x.png");
+    EXPECT_GE(im.qvec[0], 0.0);
+    ColmapCamera cam{2, 1, 64, 48, {c.fx, c.fy, c.cx, c.cy}};
+    const raster::Camera back = colmap_camera(cam, im, "cameras");
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_NEAR(back.translation[i], c.translation[i], 0);
+      for (int j = 0; j < 3; ++j) EXPECT_NEAR(back.rotation(i, j), c.rotation(i, j), 2e-7) << i << j;
+    }
+  }
 }

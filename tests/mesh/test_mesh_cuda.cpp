@@ -6,6 +6,7 @@
 
 #include "mesh_test_util.h"
 #include "test_support.h"
+#include "tilegrad/ad/sparse_cholesky.h"
 #include "tilegrad/mesh/cloth.h"
 #include "tilegrad/mesh/generate.h"
 #include "tilegrad/mesh/handwritten_gradients.h"
@@ -146,6 +147,30 @@ TEST(MeshCuda, SmoothingOnTheGpuMatchesTheCpu) {
   o.solve.device = Device::Cpu;
   const SmoothingResult cpu = smooth_mesh(noisy, o);
   EXPECT_LT(test::max_scaled_difference(gpu.mesh.vertices, cpu.mesh.vertices), 1e-8);
+}
+
+TEST(MeshCuda, SparseCholeskyFactorsFromDeviceMemory) {
+  TG_REQUIRE_CUDA();
+  if (!SparseCholesky<double>::available()) GTEST_SKIP() << "this build has no CHOLMOD";
+  // The cotangent Dirichlet Hessian of a bumpy sphere (+ I: the Laplacian alone is singular), on both devices.
+  const TriangleMesh m = test::bumpy_sphere(small_scale() ? 2 : 4, 0.05, 5);
+  ElementProblem<double, 3> cpu_problem(m.vertex_count(), Device::Cpu), gpu_problem(m.vertex_count(), Device::Cuda);
+  add_cotangent_dirichlet(cpu_problem, m);
+  add_cotangent_dirichlet(gpu_problem, m);
+  const auto x_gpu = Buffer<double>::from(m.vertices, Device::Cuda);
+  const std::vector<double> b = test::random_vector(m.vertices.size(), 9);
+  SparseCholesky<double> c_cpu, c_gpu;
+  ASSERT_TRUE(c_cpu.factor(cpu_problem.hessian(View<const double>(m.vertices.data(), m.vertices.size(), Device::Cpu)), 1.0));
+  ASSERT_TRUE(c_gpu.factor(gpu_problem.hessian(x_gpu.cview()), 1.0));
+  std::vector<double> s_cpu(b.size());
+  c_cpu.solve(View<const double>(b.data(), b.size(), Device::Cpu), View<double>(s_cpu.data(), b.size(), Device::Cpu));
+  const auto b_gpu = Buffer<double>::from(b, Device::Cuda);
+  Buffer<double> s_gpu(b.size(), Device::Cuda);
+  c_gpu.solve(b_gpu.cview(), s_gpu.view());
+  EXPECT_LT(test::max_scaled_difference(s_gpu.to_vector(), s_cpu), 1e-10);
+  // The second factorisation of the same pattern reuses the analysis.
+  ASSERT_TRUE(c_gpu.factor(gpu_problem.hessian(x_gpu.cview()), 2.0));
+  EXPECT_EQ(c_gpu.stats().analyses, 1);
 }
 
 TEST(MeshCuda, ParameterizationOnTheGpuReachesTheBound) {

@@ -1,5 +1,6 @@
-// Solvers on small element problems: Newton (assembled and matrix-free), gradient descent and L-BFGS reach the
-// same minimum; PCG solves SPD systems; the line search keeps +inf (inadmissible) points out.
+// Solvers on small element problems: Newton (Cholesky, PCG assembled and matrix-free), gradient descent and
+// L-BFGS reach the same minimum; PCG and the sparse Cholesky solve SPD systems; the line search keeps +inf
+// (inadmissible) points out.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,6 +8,8 @@
 #include "mesh_test_util.h"
 #include "tilegrad/ad/element_problem.h"
 #include "tilegrad/ad/solvers.h"
+#include "tilegrad/ad/sparse_cholesky.h"
+#include "tilegrad/core/error.h"
 
 using namespace tilegrad;
 
@@ -76,6 +79,16 @@ TEST(Solvers, AllMinimisersReachTheSameMinimum) {
   free_options.matrix_free = true;
   const auto x_free = solve_with([&](Objective<double>& f, View<double> x) { return newton(f, x, free_options); });
 
+  NewtonOptions pcg_options = newton_options;
+  pcg_options.linear_solver = NewtonLinearSolver::Pcg;
+  const auto x_pcg = solve_with([&](Objective<double>& f, View<double> x) { return newton(f, x, pcg_options); });
+  EXPECT_LT(test::max_scaled_difference(x_pcg, x_newton), 1e-8);
+  if (SparseCholesky<double>::available()) {
+    EXPECT_TRUE(newton_result.log[1].direct);
+    // Exact Newton steps on a strictly convex energy: quadratic convergence.
+    EXPECT_LE(newton_result.iterations, 6);
+  }
+
   LbfgsOptions lbfgs_options;
   lbfgs_options.stop.gradient_tolerance = 1e-9;
   lbfgs_options.stop.energy_tolerance = 0;
@@ -107,7 +120,81 @@ TEST(Solvers, IterationLogAndCallback) {
   EXPECT_EQ(calls, static_cast<int>(r.log.size()));
   EXPECT_EQ(r.log.front().step, 0.0);
   EXPECT_GT(r.log.back().iteration, 0);
-  EXPECT_GT(r.log[1].inner_iterations, 0);
+  EXPECT_EQ(r.log[1].direct, SparseCholesky<double>::available());
+  EXPECT_EQ(r.log[1].inner_iterations > 0, !r.log[1].direct);
+}
+
+TEST(SparseCholesky, SolvesReusesItsAnalysisAndRefusesIndefiniteMatrices) {
+  if (!SparseCholesky<double>::available()) {
+    SparseCholesky<double> c;
+    auto p = chain();
+    std::vector<double> x(kN, 0.2);
+    EXPECT_THROW(c.factor(p->hessian(View<const double>(x.data(), kN, Device::Cpu))), Unsupported);
+    GTEST_SKIP() << "this build has no CHOLMOD";
+  }
+  auto p = chain();
+  std::vector<double> x(kN, 0.2);
+  const CsrMatrix<double>& h = p->hessian(View<const double>(x.data(), kN, Device::Cpu));
+  const HostCsr<double> host = to_host(h);
+  SparseCholesky<double> c;
+  const std::vector<double> b = test::random_vector(kN, 3);
+  std::vector<double> sol(kN);
+  for (double shift : {0.0, 0.5}) {
+    ASSERT_TRUE(c.factor(h, shift));
+    c.solve(View<const double>(b.data(), kN, Device::Cpu), View<double>(sol.data(), kN, Device::Cpu));
+    std::vector<double> r = host.multiply(sol);
+    for (std::size_t i = 0; i < kN; ++i) EXPECT_NEAR(r[i] + shift * sol[i], b[i], 1e-10 * (1 + std::fabs(b[i])));
+  }
+  EXPECT_EQ(c.stats().analyses, 1);  // the same pattern: analysed once
+  EXPECT_EQ(c.stats().factorizations, 2);
+  EXPECT_GE(c.stats().factor_entries, kN);
+  // H - 100 I is indefinite: refused, and solve() is unusable until a factorisation succeeds.
+  EXPECT_FALSE(c.factor(h, -100.0));
+  EXPECT_THROW(c.solve(View<const double>(b.data(), kN, Device::Cpu), View<double>(sol.data(), kN, Device::Cpu)),
+               InvalidArgument);
+  // Float matrices are factored in double.
+  ElementProblem<float, 1> pf(kN, Device::Cpu);
+  std::vector<std::uint32_t> links;
+  for (std::uint32_t i = 0; i + 1 < kN; ++i) links.insert(links.end(), {i, i + 1});
+  pf.add_term<2>("links", links, Link{});
+  std::vector<float> xf(kN, 0.2f), bf(b.begin(), b.end()), sf(kN);
+  SparseCholesky<float> cf;
+  ASSERT_TRUE(cf.factor(pf.hessian(View<const float>(xf.data(), kN, Device::Cpu)), 1.0));
+  cf.solve(View<const float>(bf.data(), kN, Device::Cpu), View<float>(sf.data(), kN, Device::Cpu));
+  const HostCsr<float> hf = to_host(pf.hessian(View<const float>(xf.data(), kN, Device::Cpu)));
+  const std::vector<float> rf = hf.multiply(sf);
+  for (std::size_t i = 0; i < kN; ++i) EXPECT_NEAR(rf[i] + sf[i], bf[i], 1e-4f * (1 + std::fabs(bf[i])));
+}
+
+TEST(Solvers, MatrixFreePcgWithTheLaggedCholeskyNeedsFewerIterations) {
+  if (!SparseCholesky<double>::available()) GTEST_SKIP() << "this build has no CHOLMOD";
+  auto run = [](MatrixFreePreconditioner pc, SolveResult& r) {
+    NewtonOptions o;
+    o.matrix_free = true;
+    o.matrix_free_preconditioner = pc;
+    o.adaptive_tolerance = false;
+    o.pcg.relative_tolerance = 1e-10;
+    o.stop.gradient_tolerance = 1e-10;
+    return solve_with([&](Objective<double>& f, View<double> x) { return newton(f, x, o); }, &r);
+  };
+  SolveResult jacobi, lagged;
+  const auto xj = run(MatrixFreePreconditioner::Jacobi, jacobi);
+  const auto xl = run(MatrixFreePreconditioner::LaggedCholesky, lagged);
+  EXPECT_LT(test::max_scaled_difference(xl, xj), 1e-8);
+  int inner_j = 0, inner_l = 0;
+  for (const auto& l : jacobi.log) inner_j += l.inner_iterations;
+  for (const auto& l : lagged.log) inner_l += l.inner_iterations;
+  // The factor of an earlier Hessian is nearly the inverse: a few PCG iterations per step instead of dozens.
+  EXPECT_LT(inner_l * 3, inner_j) << "jacobi " << inner_j << ", lagged Cholesky " << inner_l;
+}
+
+TEST(Solvers, NewtonRefusesTheDirectSolverWithoutAMatrix) {
+  auto p = chain();
+  std::vector<double> x(kN, 0.0);
+  NewtonOptions o;
+  o.matrix_free = true;
+  o.linear_solver = NewtonLinearSolver::Cholesky;
+  EXPECT_THROW(newton(*p, View<double>(x.data(), kN, Device::Cpu), o), InvalidArgument);
 }
 
 TEST(Solvers, PcgSolvesASymmetricPositiveDefiniteSystem) {

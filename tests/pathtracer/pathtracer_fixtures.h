@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "tilegrad/pathtracer/scene_io.h"
 #include "tilegrad/pathtracer/settings.h"
 
 namespace tilegrad::test {
@@ -23,6 +24,14 @@ inline pathtracer::RenderSettings settings_of(const TraceCase& c, int spp, std::
   rs.spp = spp;
   rs.seed = seed;
   return rs;
+}
+
+// builtin shaded (ground 0, subject 1, light 2: all but the light at zero emission) and a dark sphere (3)
+// beside the light, outside the view: its emission acts only through the light it would cast.
+inline pathtracer::Scene dark_beside_light(int w, int h) {
+  pathtracer::Scene s = pathtracer::builtin_scene("shaded", w, h);
+  s.spheres.push_back({Vec3<float>{{1.2f, 5.0f, 4.0f}}, 0.8f, Vec3<float>{{0.5f, 0.5f, 0.5f}}, Vec3<float>::zero()});
+  return s;
 }
 
 // A smooth image adjoint: edges add up coherently over it (a random one would average them away).

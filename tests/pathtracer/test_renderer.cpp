@@ -33,11 +33,13 @@ struct Result {
   BackwardStats stats;
 };
 
-Result backward(const Scene& scene, const RenderSettings& rs, Accumulation a, const std::vector<float>& adjoint) {
+Result backward(const Scene& scene, const RenderSettings& rs, Accumulation a, const std::vector<float>& adjoint,
+                bool dormant_lights = true) {
   Renderer r(Device::Cpu);
   r.set_scene(scene);
   GradientSettings gs;
   gs.strategy = a;
+  gs.dormant_lights = dormant_lights;
   Result out;
   out.grad.assign(scene.num_params(), 0.0f);
   out.stats = r.backward(rs, gs, View<const float>(adjoint.data(), adjoint.size(), Device::Cpu),
@@ -120,7 +122,9 @@ TEST(Renderer, StatsDescribeTheWork) {
   const auto adjoint = smooth_adjoint(40, 32);
   const Result owned = backward(scene, rs, Accumulation::Owned, adjoint);
   EXPECT_EQ(owned.stats.pixel_samples, 40u * 32u * 2u);
-  EXPECT_EQ(owned.stats.contributions, owned.stats.pixel_samples * 2);
+  // The hit sphere, the light and the dormant light (two spheres of zero emission) of the one vertex.
+  EXPECT_EQ(owned.stats.contributions, owned.stats.pixel_samples * 3);
+  EXPECT_EQ(backward(scene, rs, Accumulation::Owned, adjoint, false).stats.contributions, owned.stats.pixel_samples * 2);
   EXPECT_GT(owned.stats.edge_samples, 0u);
   EXPECT_GT(owned.stats.record_bytes, 0u);
   EXPECT_GT(owned.stats.layout_bytes, 0u);

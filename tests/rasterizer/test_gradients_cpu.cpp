@@ -1,5 +1,4 @@
-// Whole-pipeline gradients of the CPU reference in float64 against central finite differences, and the
-// behaviour of the compositing thresholds.
+// Whole-pipeline gradients of the CPU reference in float64 against central finite differences.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -31,28 +30,41 @@ struct LossWeights {
   std::vector<double> image, alpha, depth;
 };
 
-cpu::Params<double> params_of(test::HostScene<double>& s) {
-  cpu::Params<double> p;
-  p.count = s.count;
-  p.stored_degree = s.sh_degree;
-  p.means = s.means.data();
-  p.log_scales = s.log_scales.data();
-  p.quats = s.quats.data();
-  p.opacity_logits = s.opacity_logits.data();
-  p.sh = s.colors.empty() ? s.sh.data() : nullptr;
-  p.colors = s.colors.empty() ? nullptr : s.colors.data();
-  return p;
+namespace cpu = cpu_backend;
+
+ParamArrays<double> params_of(test::HostScene<double>& s) {
+  const bool colors = !s.colors.empty();
+  return {s.count,          s.sh_degree,           s.means.data(), s.log_scales.data(), s.quats.data(),
+          s.opacity_logits.data(), colors ? nullptr : s.sh.data(), colors ? s.colors.data() : nullptr};
+}
+
+struct Rendered {
+  cpu::State<double> state;
+  std::vector<double> image, alpha, depth;
+};
+
+void render(test::HostScene<double>& s, const ProjectionCamera& cam, const RasterSettings& settings, Rendered& r) {
+  const std::size_t pixels = std::size_t(cam.width) * cam.height;
+  r.image.assign(pixels * 3, 0.0);
+  r.alpha.assign(pixels, 0.0);
+  r.depth.assign(pixels, 0.0);
+  cpu::forward(params_of(s), cam, settings, r.state, {r.image.data(), r.alpha.data(), r.depth.data()});
 }
 
 double loss(test::HostScene<double>& s, const ProjectionCamera& cam, const RasterSettings& settings,
             const LossWeights& w) {
-  cpu::State<double> st;
-  cpu::forward(params_of(s), cam, settings, st);
+  Rendered r;
+  render(s, cam, settings, r);
   double l = 0;
-  for (std::size_t i = 0; i < st.image.size(); ++i) l += w.image[i] * st.image[i];
-  for (std::size_t i = 0; i < w.alpha.size(); ++i) l += w.alpha[i] * st.alpha[i] + w.depth[i] * st.depth[i];
+  for (std::size_t i = 0; i < r.image.size(); ++i) l += w.image[i] * r.image[i];
+  for (std::size_t i = 0; i < w.alpha.size(); ++i) l += w.alpha[i] * r.alpha[i] + w.depth[i] * r.depth[i];
   return l;
 }
+
+// The gradients of every parameter group (sh or colours, the other left empty).
+struct Grads {
+  std::vector<double> means, log_scales, quats, opacity_logits, sh, colors, mean2d;
+};
 
 void check_gradients(const Case& c) {
   SCOPED_TRACE(c.name);
@@ -74,12 +86,23 @@ void check_gradients(const Case& c) {
       w.depth.push_back(0.1 * u(rng));
     }
 
-  cpu::State<double> st;
-  cpu::forward(params_of(scene), cam, settings, st);
-  ASSERT_EQ(st.visible, c.count) << "every test Gaussian should be visible";
-  cpu::Grads<double> g;
-  cpu::backward(params_of(scene), st, w.image.data(), c.alpha_depth_losses ? w.alpha.data() : nullptr,
-                c.alpha_depth_losses ? w.depth.data() : nullptr, Accumulation::Owned, g);
+  Rendered r;
+  render(scene, cam, settings, r);
+  ASSERT_EQ(r.state.visible, c.count) << "every test Gaussian should be visible";
+  const std::size_t n = scene.count;
+  Grads g;
+  g.means.resize(n * 3);
+  g.log_scales.resize(n * 3);
+  g.quats.resize(n * 4);
+  g.opacity_logits.resize(n);
+  (c.colors ? g.colors : g.sh).resize(c.colors ? n * 3 : scene.sh.size());
+  g.mean2d.resize(n * 2);
+  cpu::backward(params_of(scene), r.state,
+                {w.image.data(), c.alpha_depth_losses ? w.alpha.data() : nullptr,
+                 c.alpha_depth_losses ? w.depth.data() : nullptr},
+                Accumulation::Owned,
+                {g.means.data(), g.log_scales.data(), g.quats.data(), g.opacity_logits.data(),
+                 c.colors ? nullptr : g.sh.data(), c.colors ? g.colors.data() : nullptr, g.mean2d.data(), nullptr});
 
   const char* names[] = {"means", "log_scales", "quats", "opacity_logits", "sh", "colors"};
   std::vector<std::vector<double>*> analytic = {&g.means, &g.log_scales, &g.quats, &g.opacity_logits, &g.sh, &g.colors};
@@ -138,66 +161,3 @@ TEST(GradientsCpu, FiftyGaussiansPrecomputedColours) {
   check_gradients({"colors", 50, 0, true, test::test_camera(48, 40, -2.0f, 1.5f), false, true});
 }
 
-TEST(Thresholds, FaintFragmentsAreSkippedAndClampedAlphaHasNoOpacityGradient) {
-  // Opacity below 1/255: nothing drawn. Opacity near 1: alpha clamped to 0.99, zero opacity gradient.
-  auto scene = test::random_scene<float>(1, 0, 11, true);
-  scene.means = {0, 0, 4};
-  scene.log_scales = {0, 0, 0};  // wide enough that the pixels next to the centre see weight > 0.99
-  scene.opacity_logits = {-7.0f};  // sigmoid = 0.0009 < 1/255
-  Rasterizer r(Device::Cpu);
-  const Camera cam = test::test_camera(32, 32);
-  Gaussians faint = test::to_gaussians(scene, Device::Cpu);
-  for (float a : r.forward(faint.view(), cam).alpha.to_vector()) ASSERT_EQ(a, 0.0f);
-  scene.opacity_logits = {9.0f};  // sigmoid = 0.9999 > 0.99
-  Gaussians solid = test::to_gaussians(scene, Device::Cpu);
-  const auto out = r.forward(solid.view(), cam);
-  const auto alpha = out.alpha.to_vector();
-  EXPECT_FLOAT_EQ(*std::max_element(alpha.begin(), alpha.end()), 0.99f);
-  // Only the clamped pixel(s) see this Gaussian's centre; make the loss depend on the clamped pixels alone.
-  std::vector<float> dl(32 * 32 * 3, 0.0f);
-  for (std::size_t i = 0; i < alpha.size(); ++i)
-    if (alpha[i] == 0.99f) dl[3 * i] = 1.0f;
-  const auto g = r.backward(out, solid.view(), Buffer<float>::from(dl, Device::Cpu).view());
-  EXPECT_EQ(g.opacity_logits.to_vector()[0], 0.0f);
-  EXPECT_GT(std::fabs(g.colors.to_vector()[0]), 0.0f);
-}
-
-TEST(Thresholds, CompositingStopsOnceOpaque) {
-  // Forty nearly opaque Gaussians stacked on the axis: after a few the transmittance is below 1e-4, and the
-  // Gaussians behind change nothing.
-  test::HostScene<float> s;
-  s.count = 40;
-  for (int i = 0; i < 40; ++i) {
-    s.means.insert(s.means.end(), {0.0f, 0.0f, 3.0f + 0.1f * i});
-    s.log_scales.insert(s.log_scales.end(), 3, std::log(2.0f));
-    s.quats.insert(s.quats.end(), {1, 0, 0, 0});
-    s.opacity_logits.push_back(4.0f);
-    s.colors.insert(s.colors.end(), {float(i % 2), 0.5f, 1.0f - float(i % 2)});
-    s.sh.insert(s.sh.end(), 3, 0.0f);
-  }
-  Rasterizer r(Device::Cpu);
-  const Camera cam = test::test_camera(16, 16);
-  const auto full = r.forward(test::to_gaussians(s, Device::Cpu).view(), cam).image.to_vector();
-  s.colors[3 * 39] = 0.123f;  // recolour the farthest one
-  const auto changed = r.forward(test::to_gaussians(s, Device::Cpu).view(), cam).image.to_vector();
-  EXPECT_EQ(full, changed);
-}
-
-TEST(GradientsCpu, StrategiesAgree) {
-  auto scene = test::random_scene<float>(40, 2, 21);
-  Gaussians g = test::to_gaussians(scene, Device::Cpu);
-  Rasterizer r(Device::Cpu);
-  const auto out = r.forward(g.view(), test::rotated_camera(64, 48, 0.2f));
-  std::vector<float> dl = test::random_floats(64 * 48 * 3, 3);
-  auto dl_buf = Buffer<float>::from(dl, Device::Cpu);
-  const auto owned = r.backward(out, g.view(), dl_buf.view(), {}, {}, {Accumulation::Owned});
-  for (Accumulation a : {Accumulation::Atomic, Accumulation::WarpAggregated, Accumulation::SortReduce}) {
-    const auto other = r.backward(out, g.view(), dl_buf.view(), {}, {}, {a});
-    EXPECT_LT(test::max_relative_error(other.means.to_vector(), owned.means.to_vector(), 1e-3), 1e-4) << to_string(a);
-    EXPECT_LT(test::max_relative_error(other.sh.to_vector(), owned.sh.to_vector(), 1e-3), 1e-4) << to_string(a);
-  }
-  // Owned is bitwise reproducible.
-  const auto again = r.backward(out, g.view(), dl_buf.view(), {}, {}, {Accumulation::Owned});
-  EXPECT_TRUE(test::bitwise_equal(again.means.to_vector(), owned.means.to_vector()));
-  EXPECT_TRUE(test::bitwise_equal(again.quats.to_vector(), owned.quats.to_vector()));
-}

@@ -1,4 +1,4 @@
-// Shared helpers for the test suites: CUDA skipping, random inputs, tolerant comparisons.
+// Shared helpers for the test suites: CUDA skipping, random inputs, bitwise and tolerant comparisons.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -62,6 +62,38 @@ class TempDir {
 
 inline bool bitwise_equal(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+}
+
+// max_i |a_i - b_i|; infinite when the sizes differ.
+inline double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) worst = std::fmax(worst, std::fabs(double(a[i]) - double(b[i])));
+  return worst;
+}
+
+// Fraction of entries whose difference exceeds tol.
+inline double fraction_above(const std::vector<float>& a, const std::vector<float>& b, double tol) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) n += std::fabs(double(a[i]) - double(b[i])) > tol;
+  return a.empty() ? 0.0 : double(n) / double(a.size());
+}
+
+// How two vectors agree as a whole: |a - b| / |b| and the cosine of their angle (b: the reference).
+struct Agreement {
+  double relative_l2, cosine;
+};
+inline Agreement agreement(const std::vector<float>& a, const std::vector<float>& b) {
+  double dot = 0, na = 0, nb = 0, diff = 0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    dot += double(a[i]) * b[i];
+    na += double(a[i]) * a[i];
+    nb += double(b[i]) * b[i];
+    diff += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+  }
+  if (a.size() != b.size()) return {INFINITY, 0.0};
+  if (nb == 0) return {na == 0 ? 0.0 : INFINITY, na == 0 ? 1.0 : 0.0};
+  return {std::sqrt(diff / nb), dot / std::sqrt(na * nb)};
 }
 
 // max_i |a_i - b_i| / max(|b_i|, floor): relative error that tolerates tiny reference entries.

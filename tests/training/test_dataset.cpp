@@ -9,6 +9,7 @@
 
 #include "fixtures.h"
 #include "tilegrad/core/error.h"
+#include "tilegrad/io/image.h"
 #include "tilegrad/training/dataset.h"
 
 using namespace tilegrad;
@@ -142,11 +143,20 @@ TEST(Dataset, ColmapSceneBringsPointsAndOpaqueImages) {
   EXPECT_EQ(d.points.positions[3], -1.0f);
   EXPECT_EQ(d.points.colors[3], 255);
   EXPECT_FALSE(d.has_alpha);
-  ASSERT_EQ(d.train.size(), 2u);
-  EXPECT_EQ(d.train[0].name, "a.png");  // sorted by name
-  const std::vector<std::uint8_t> px = d.train[1].image.to_vector();
+  // COLMAP scenes hold out every 8th image (sorted by name) by default, the benchmark convention.
+  ASSERT_EQ(d.test.size(), 1u);
+  EXPECT_EQ(d.test[0].name, "a.png");
+  ASSERT_EQ(d.train.size(), 1u);
+  const std::vector<std::uint8_t> px = d.train[0].image.to_vector();
   EXPECT_EQ(px[3], 255);  // opaque
   EXPECT_EQ(px[0], test::pattern_byte(0, 0, 0));
+  EXPECT_TRUE(d.train[0].valid.empty());  // every pixel counts
+  DatasetOptions all;
+  all.path = dir.file("scene");
+  all.test_every = 0;
+  const TrainingDataset everything = load_dataset(all);
+  EXPECT_EQ(everything.train.size(), 2u);
+  EXPECT_TRUE(everything.test.empty());
 }
 
 TEST(Dataset, BadDatasetsNameTheFileAndTheProblem) {
@@ -179,8 +189,8 @@ TEST(Dataset, BadDatasetsNameTheFileAndTheProblem) {
   }
   {
     TempDir dir;
-    write_colmap(dir, "1 OPENCV 10 6 20 22 5 3 0.1 0 0 0\n2 SIMPLE_PINHOLE 8 6 15 4 3\n");
-    expect_io_error([&] { load(dir.file("scene")); }, {"OPENCV"});
+    write_colmap(dir, "1 THIN_PRISM_FISHEYE 10 6 20 22 5 3 0.1 0 0 0 0 0 0 0\n2 SIMPLE_PINHOLE 8 6 15 4 3\n");
+    expect_io_error([&] { load(dir.file("scene")); }, {"THIN_PRISM_FISHEYE", "not supported"});
   }
   {
     TempDir dir;
@@ -191,4 +201,114 @@ TEST(Dataset, BadDatasetsNameTheFileAndTheProblem) {
     TempDir dir;
     expect_io_error([&] { load(dir.path()); }, {dir.path(), "no dataset found"});
   }
+}
+
+// A capture with lens distortion trains on pinhole views: the COLMAP undistorter's camera, resampled images, a
+// note saying so; full-frame mode keeps the borders with a valid-pixel mask.
+TEST(Dataset, DistortedCapturesBecomePinholeViews) {
+  TempDir dir;
+  write_colmap(dir, "1 OPENCV 40 30 32 32 20 15 -0.3 0.05 0.001 0\n2 SIMPLE_RADIAL_FISHEYE 32 24 24 16 12 0.02\n");
+  test::write_pattern_png(dir.file("scene/images/a.png"), 32, 24, 3);
+  test::write_pattern_png(dir.file("scene/images/b.png"), 40, 30, 3);
+  DatasetOptions o;
+  o.path = dir.file("scene");
+  o.test_every = 0;
+  const TrainingDataset d = load_dataset(o);
+  ASSERT_EQ(d.train.size(), 2u);
+  for (const TrainingView& v : d.train) {
+    const raster::Camera expected = raster::undistorted_camera(v.plan.source, v.plan.lens);
+    EXPECT_EQ(v.camera.width, expected.width) << v.name;
+    EXPECT_EQ(v.camera.height, expected.height) << v.name;
+    EXPECT_EQ(v.camera.fx, expected.fx) << v.name;
+    // COLMAP's principal point, moved to whole-pixel offsets from the source's (in phase with its grid).
+    EXPECT_LE(std::abs(v.camera.cx - expected.cx), 0.5f) << v.name;
+    EXPECT_EQ(v.camera.cx - v.plan.source.cx, std::round(v.camera.cx - v.plan.source.cx)) << v.name;
+    EXPECT_EQ(v.camera.cy - v.plan.source.cy, std::round(v.camera.cy - v.plan.source.cy)) << v.name;
+    EXPECT_EQ(v.image.size(), std::size_t(v.camera.width) * v.camera.height * 4);
+    // The pose is the file's: the trained scene stays in the input's world frame.
+    EXPECT_EQ(v.camera.translation[2], v.plan.source.translation[2]);
+  }
+  EXPECT_EQ(d.train[0].plan.lens.model, raster::LensModel::SimpleRadialFisheye);
+  ASSERT_EQ(d.notes.size(), 2u);
+  EXPECT_NE(d.notes[0].find("OPENCV"), std::string::npos) << d.notes[0];
+  EXPECT_NE(d.notes[0].find("crop"), std::string::npos) << d.notes[0];
+  o.undistort = UndistortMode::Full;
+  const TrainingDataset full = load_dataset(o);
+  std::size_t masked = 0;
+  for (const TrainingView& v : full.train) {
+    const std::size_t pixels = std::size_t(v.camera.width) * v.camera.height;
+    if (!v.valid.empty()) masked += pixels - v.valid_pixels;
+    EXPECT_EQ(v.valid.empty() ? pixels : v.valid.size(), pixels);
+  }
+  EXPECT_GT(masked, 0u);
+}
+
+TEST(Dataset, CaptureWorkflowOptions) {
+  TempDir dir;
+  write_colmap(dir, kCameras);
+  test::write_pattern_png(dir.file("scene/images_2/a.png"), 4, 3, 3);
+  test::write_pattern_png(dir.file("scene/images_2/b.png"), 5, 3, 3);
+  DatasetOptions o;
+  o.path = dir.file("scene");
+  o.test_every = 0;
+  // Another image folder: downscaled copies scale their cameras.
+  o.images = "images_2";
+  TrainingDataset d = load_dataset(o);
+  ASSERT_EQ(d.train.size(), 2u);
+  EXPECT_EQ(d.train[1].camera.width, 5);
+  EXPECT_FLOAT_EQ(d.train[1].camera.fx, 10.0f);
+  EXPECT_FLOAT_EQ(d.train[1].camera.fy, 11.0f);
+  // A width keeps the aspect ratio; the default cap (here 6 pixels) scales wider images and says so.
+  o.images.clear();
+  o.width = 5;
+  d = load_dataset(o);
+  EXPECT_EQ(d.train[1].camera.width, 5);
+  EXPECT_EQ(d.train[1].camera.height, 3);
+  EXPECT_EQ(d.train[1].image.size(), 5u * 3u * 4u);
+  EXPECT_TRUE(d.notes.empty());
+  o.width = 0;
+  o.max_width = 9;
+  d = load_dataset(o);
+  EXPECT_EQ(d.train[0].camera.width, 8);  // narrow enough already
+  EXPECT_EQ(d.train[1].camera.width, 9);
+  ASSERT_EQ(d.notes.size(), 1u);
+  EXPECT_NE(d.notes[0].find("1 view(s) are wider than 9 pixels"), std::string::npos) << d.notes[0];
+  // The near plane reaches every view.
+  o.near_plane = 0.5f;
+  d = load_dataset(o);
+  EXPECT_EQ(d.train[0].camera.near_plane, 0.5f);
+  o.near_plane = 0.01f;
+  // Test views every N-th image.
+  o.max_width = 0;
+  o.test_every = 2;
+  d = load_dataset(o);
+  ASSERT_EQ(d.test.size(), 1u);
+  EXPECT_EQ(d.test[0].name, "a.png");
+  o.test_every = 0;
+  // Masks: pixels whose mask is dark do not count.
+  io::Image mask(10, 6, 1);
+  for (int y = 0; y < 6; ++y)
+    for (int x = 5; x < 10; ++x) mask.at(x, y, 0) = 1.0f;
+  std::filesystem::create_directories(dir.file("scene/masks"));
+  io::write_png(dir.file("scene/masks/b.png.png"), mask);
+  io::write_png(dir.file("scene/masks/a.png"), io::Image(8, 6, 1));  // <stem>.png: nothing counts in a
+  o.masks = "masks";
+  expect_io_error([&] { load_dataset(o); }, {"a.png", "mask covers it all"});
+  io::Image full(8, 6, 1);
+  for (float& p : full.pixels) p = 1.0f;
+  io::write_png(dir.file("scene/masks/a.png"), full);
+  d = load_dataset(o);
+  EXPECT_TRUE(d.train[0].valid.empty());
+  ASSERT_EQ(d.train[1].valid.size(), 60u);
+  EXPECT_EQ(d.train[1].valid_pixels, 30u);
+  EXPECT_EQ(d.train[1].valid.to_vector()[4], 0);
+  EXPECT_EQ(d.train[1].valid.to_vector()[5], 1);
+  // Missing images: an error listing them, or left out with a note.
+  o.masks.clear();
+  std::filesystem::remove(dir.file("scene/images/a.png"));
+  expect_io_error([&] { load_dataset(o); }, {"images.txt", "1 of 2 frames have no image file", "a.png"});
+  o.skip_missing_images = true;
+  d = load_dataset(o);
+  ASSERT_EQ(d.train.size(), 1u);
+  EXPECT_EQ(d.skipped, std::vector<std::string>{"a.png"});
 }

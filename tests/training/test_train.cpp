@@ -156,6 +156,30 @@ TEST(Train, CheckpointRoundTripsAndRejectsOtherSettings) {
   EXPECT_THROW(load_checkpoint(dir.file("missing.bin")), IoError);
 }
 
+// The densification statistics count a view for a Gaussian whose splat reaches a pixel (default), or, like the
+// original 3DGS, whenever its 3-sigma footprint touches the image, however faint it is.
+TEST(Train, DensifyVisibilityRuleDecidesWhichViewsCount) {
+  const TrainingDataset data = tiny_dataset();
+  raster::Gaussians g = raster::Gaussians::allocate(2, 1, Device::Cpu);
+  const float means[6] = {0, 0, 0, 0.1f, 0, 0};
+  for (int i = 0; i < 6; ++i) g.means.data()[i] = means[i], g.log_scales.data()[i] = std::log(0.3f);
+  for (int i = 0; i < 8; ++i) g.quats.data()[i] = i % 4 == 0 ? 1.0f : 0.0f;
+  g.opacity_logits.data()[0] = 2.0f;                            // opaque
+  g.opacity_logits.data()[1] = std::log(0.002f / (1 - 0.002f));  // fainter than 1/255 everywhere
+  for (std::size_t i = 0; i < g.sh.size(); ++i) g.sh.data()[i] = 0.1f;
+  for (const bool opacity_aware : {true, false}) {
+    TrainConfig c = test::tiny_config(1);
+    c.densify.until = 100;  // statistics are gathered while densifying
+    c.densify.opacity_aware_visibility = opacity_aware;
+    Trainer trainer(c, data);
+    trainer.initialize(g.to(Device::Cpu));
+    ASSERT_TRUE(trainer.step());
+    const std::vector<float> views = trainer.model().view_count.to_vector();
+    EXPECT_EQ(views[0], 1.0f);
+    EXPECT_EQ(views[1], opacity_aware ? 0.0f : 1.0f);
+  }
+}
+
 TEST(Train, AFlippedBitInACheckpointIsDetected) {
   const TrainingDataset data = tiny_dataset();
   test::TempDir dir;

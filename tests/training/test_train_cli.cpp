@@ -250,3 +250,28 @@ TEST(TrainCli, UnknownCommandsAndOversizedRendersAreExplained) {
     EXPECT_NE(huge.output.find(part), std::string::npos) << part << " in " << huge.output;
   EXPECT_EQ(huge.output.find("bad_alloc"), std::string::npos) << huge.output;
 }
+
+// --eval-at prints and logs the test metrics at its iterations (the last one's equal the final metrics),
+// --save-at writes point_cloud_<iteration>.ply, and iterations beyond --iters are refused before loading.
+TEST(TrainCli, PeriodicEvaluationsAndSavesAreLoggedAndWritten) {
+  test::TempDir dir;
+  const Result r = run(train_args(dir.file("run"), {"--eval-at", "20,60", "--save-at", "20"}, "60"), dir.file("log"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("[eval] iteration 20, test views (4): PSNR"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("[save] iteration 20: "), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::is_regular_file(dir.file("run/point_cloud_20.ply")));
+  EXPECT_FALSE(fs::exists(dir.file("run/point_cloud_60.ply")));
+  const std::string log = bytes_of(dir.file("run/train_log.jsonl"));
+  EXPECT_NE(log.find("{\"eval\":{\"l1\":"), std::string::npos) << log;
+  const std::size_t at60 = log.find("\"iteration\":60}");
+  ASSERT_NE(log.rfind("\"eval\"", at60), std::string::npos) << log;
+  // The final evaluation and the one at iteration 60 print the same PSNR.
+  const std::size_t final_line = r.output.find("test views (4): PSNR", r.output.find("trained 60 iterations"));
+  ASSERT_NE(final_line, std::string::npos) << r.output;
+  const std::string final_psnr = r.output.substr(final_line + 21, 5);
+  EXPECT_NE(r.output.find("[eval] iteration 60, test views (4): PSNR " + final_psnr), std::string::npos) << r.output;
+  const Result bad = run(train_args(dir.file("bad"), {"--eval-at", "61"}, "60"), dir.file("log2"));
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.output.find("--eval-at"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("61 is not an iteration of this run (1..60)"), std::string::npos) << bad.output;
+}

@@ -6,7 +6,7 @@
 #include "../backend.h"
 #include "segment_sum_cpu.h"
 
-namespace tilegrad::ad_backend {
+namespace tilegrad::ad::cpu_backend {
 namespace {
 
 constexpr std::size_t kWarp = 32;  // group size of the CPU WarpAggregated emulation
@@ -35,7 +35,7 @@ void add_atomic(float* dst, float x) {
   *dst += x;
 }
 
-void atomic_cpu(const Problem& p) {
+void atomic(const Problem& p) {
   const auto n = static_cast<std::ptrdiff_t>(p.count);
   const std::size_t w = static_cast<std::size_t>(p.width);
 #pragma omp parallel for schedule(static) if (n > kParallelMin)
@@ -44,7 +44,7 @@ void atomic_cpu(const Problem& p) {
 }
 
 // Emulates a warp: each group of 32 consecutive records combines equal ids (in lane order) before adding.
-void warp_aggregated_cpu(const Problem& p) {
+void warp_aggregated(const Problem& p) {
   const std::size_t w = static_cast<std::size_t>(p.width);
   const auto groups = static_cast<std::ptrdiff_t>((p.count + kWarp - 1) / kWarp);
 #pragma omp parallel for schedule(static) if (groups > kParallelMin / 32)
@@ -64,7 +64,7 @@ void warp_aggregated_cpu(const Problem& p) {
   }
 }
 
-void segment_sums_cpu(const Problem& p, const std::uint32_t* offsets, const std::uint32_t* perm) {
+void segment_sums(const Problem& p, const std::uint32_t* offsets, const std::uint32_t* perm) {
   const auto segments = static_cast<std::ptrdiff_t>(p.num_params);
   const std::size_t w = static_cast<std::size_t>(p.width);
 #pragma omp parallel for schedule(dynamic, 256) if (segments > kParallelMin)
@@ -78,29 +78,29 @@ void segment_sums_cpu(const Problem& p, const std::uint32_t* offsets, const std:
 }
 
 // Counting sort by id (stable): offsets per parameter and the record permutation.
-void sort_reduce_cpu(const Problem& p) {
+void sort_reduce(const Problem& p) {
   std::vector<std::uint32_t> offsets(p.num_params + 1, 0), perm(p.count);
   for (std::size_t i = 0; i < p.count; ++i) ++offsets[p.ids[i] + 1];
   for (std::size_t s = 0; s < p.num_params; ++s) offsets[s + 1] += offsets[s];
   std::vector<std::uint32_t> cursor(offsets.begin(), offsets.end() - 1);
   for (std::size_t i = 0; i < p.count; ++i) perm[cursor[p.ids[i]]++] = static_cast<std::uint32_t>(i);
-  segment_sums_cpu(p, offsets.data(), perm.data());
+  segment_sums(p, offsets.data(), perm.data());
 }
 
 }  // namespace
 
-unsigned accumulate_cpu(Accumulation strategy, const Problem& p) {
+unsigned accumulate(Accumulation strategy, const Problem& p) {
   if (p.check) {
     const unsigned errors = strategy == Accumulation::Owned ? check_offsets(p) : check_ids(p);
     if (errors) return errors;
   }
   switch (strategy) {
-    case Accumulation::Atomic: atomic_cpu(p); break;
-    case Accumulation::WarpAggregated: warp_aggregated_cpu(p); break;
-    case Accumulation::SortReduce: sort_reduce_cpu(p); break;
-    case Accumulation::Owned: segment_sums_cpu(p, p.offsets, nullptr); break;
+    case Accumulation::Atomic: atomic(p); break;
+    case Accumulation::WarpAggregated: warp_aggregated(p); break;
+    case Accumulation::SortReduce: sort_reduce(p); break;
+    case Accumulation::Owned: segment_sums(p, p.offsets, nullptr); break;
   }
   return 0;
 }
 
-}  // namespace tilegrad::ad_backend
+}  // namespace tilegrad::ad::cpu_backend

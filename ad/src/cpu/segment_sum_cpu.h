@@ -4,7 +4,7 @@
 
 #include "tilegrad/ad/exact_sum.h"
 
-namespace tilegrad::ad_backend {
+namespace tilegrad::ad::cpu_backend {
 
 // Rows of the segment are rows[begin..end) when `perm` is null, else perm[begin..end).
 inline float exact_segment_sum(const float* values, int width, int component, const std::uint32_t* perm,
@@ -17,4 +17,4 @@ inline float exact_segment_sum(const float* values, int width, int component, co
       end - begin);
 }
 
-}  // namespace tilegrad::ad_backend
+}  // namespace tilegrad::ad::cpu_backend

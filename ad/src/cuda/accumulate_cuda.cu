@@ -6,7 +6,7 @@
 #include "tilegrad/ad/cuda/accumulate_device.cuh"
 #include "tilegrad/core/cuda/launch.cuh"
 
-namespace tilegrad::ad_backend {
+namespace tilegrad::ad::cuda_backend {
 namespace {
 
 using cuda::global_thread;
@@ -60,7 +60,7 @@ unsigned read_errors(const unsigned* d_errors) {
 }
 
 unsigned validate(Accumulation strategy, const Problem& p, Workspace& ws) {
-  unsigned* d_errors = ws.slot<unsigned>(cuda_impl::kSlotErrorFlag, 1);
+  unsigned* d_errors = ws.slot<unsigned>(Slot::ErrorFlag, 1);
   TG_CUDA_CHECK(cudaMemsetAsync(d_errors, 0, sizeof(unsigned)));
   if (strategy != Accumulation::Owned) {
     cuda::launch(check_ids_kernel, p.count, kBlock, 0, p.ids, p.count, p.num_params, d_errors);
@@ -75,7 +75,7 @@ unsigned validate(Accumulation strategy, const Problem& p, Workspace& ws) {
 
 }  // namespace
 
-unsigned accumulate_cuda(Accumulation strategy, const Problem& p, Workspace& ws) {
+unsigned accumulate(Accumulation strategy, const Problem& p, Workspace& ws) {
   if (p.check) {
     const unsigned errors = validate(strategy, p, ws);
     if (errors) return errors;
@@ -88,25 +88,25 @@ unsigned accumulate_cuda(Accumulation strategy, const Problem& p, Workspace& ws)
       cuda::launch(warp_aggregated_kernel, p.count, kBlock, 0, p.ids, p.values, p.count, p.width, p.grad);
       break;
     case Accumulation::SortReduce: {
-      std::uint32_t* offsets = ws.slot<std::uint32_t>(cuda_impl::kSlotOffsets, p.num_params + 1);
-      std::uint32_t* sorted = ws.slot<std::uint32_t>(cuda_impl::kSlotSortPerm, p.count);
+      std::uint32_t* offsets = ws.slot<std::uint32_t>(Slot::Offsets, p.num_params + 1);
+      std::uint32_t* sorted = ws.slot<std::uint32_t>(Slot::SortPerm, p.count);
       if (p.width == 1) {  // the values themselves travel with the keys: no gather afterwards
-        cuda_impl::sort_records(p.ids, p.count, p.num_params, reinterpret_cast<const std::uint32_t*>(p.values), sorted,
+        sort_records(p.ids, p.count, p.num_params, reinterpret_cast<const std::uint32_t*>(p.values), sorted,
                                 offsets, ws, 0);
-        cuda_impl::segmented_sum(reinterpret_cast<const float*>(sorted), nullptr, offsets, p.num_params, p.count, 1,
+        segmented_sum(reinterpret_cast<const float*>(sorted), nullptr, offsets, p.num_params, p.count, 1,
                                  p.grad, ws, 0);
       } else {  // sort record indices, gather rows through the permutation
-        cuda_impl::sort_records(p.ids, p.count, p.num_params, nullptr, sorted, offsets, ws, 0);
-        cuda_impl::segmented_sum(p.values, sorted, offsets, p.num_params, p.count, p.width, p.grad, ws, 0);
+        sort_records(p.ids, p.count, p.num_params, nullptr, sorted, offsets, ws, 0);
+        segmented_sum(p.values, sorted, offsets, p.num_params, p.count, p.width, p.grad, ws, 0);
       }
       break;
     }
     case Accumulation::Owned:
-      cuda_impl::segmented_sum(p.values, nullptr, p.offsets, p.num_params, p.count, p.width, p.grad, ws, 0,
+      segmented_sum(p.values, nullptr, p.offsets, p.num_params, p.count, p.width, p.grad, ws, 0,
                                p.max_segment_rows);
       break;
   }
   return 0;
 }
 
-}  // namespace tilegrad::ad_backend
+}  // namespace tilegrad::ad::cuda_backend

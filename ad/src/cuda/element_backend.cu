@@ -4,7 +4,7 @@
 
 #include "../element_backend.h"
 #include "../gather_owner.h"
-#include "tilegrad/ad/cuda/block_reduce.cuh"
+#include "tilegrad/core/cuda/block_reduce.cuh"
 #include "tilegrad/core/cuda/launch.cuh"
 
 namespace tilegrad::element_backend {

@@ -6,7 +6,7 @@
 
 #include "../backend.h"
 
-namespace tilegrad::ad_backend::cuda_impl {
+namespace tilegrad::ad::cuda_backend {
 
 // grad[s] += exact sum of rows [offsets[s], offsets[s+1]) (rows through perm when given). max_rows: 0, or
 // a bound on every segment's length (short bounds take a one-launch path; same bits).
@@ -19,23 +19,23 @@ void segmented_sum(const float* values, const std::uint32_t* perm, const std::ui
 void sort_records(const std::uint32_t* ids, std::size_t count, std::size_t num_params, const std::uint32_t* payload,
                   std::uint32_t* sorted_payload, std::uint32_t* offsets, Workspace& ws, cudaStream_t stream);
 
-// Workspace slots: each algorithm owns a fixed range so nested use never overlaps.
-enum Slot : std::size_t {
-  kSlotErrorFlag = 0,
-  kSlotSortKeys = 1,
-  kSlotSortIota = 2,
-  kSlotSortPerm = 3,
-  kSlotSortTemp = 4,
-  kSlotOffsets = 5,
-  kSlotChunkBase = 6,
-  kSlotChunkMax = 7,
-  kSlotChunkFlags = 8,
-  kSlotChunkScale = 9,
-  kSlotChunkSum = 10,
-  kSlotScanTemp = 11,
-  kSlotChunkCounts = 12,
-  kSlotSingleTasks = 13,
-  kSlotMultiTasks = 14,
+// The slots of the accumulator's workspace, every algorithm's in one place (nested use never overlaps).
+enum class Slot : std::size_t {
+  ErrorFlag,
+  SortKeys,
+  SortIota,
+  SortPerm,
+  SortTemp,
+  Offsets,
+  ChunkBase,
+  ChunkMax,
+  ChunkFlags,
+  ChunkScale,
+  ChunkSum,
+  ScanTemp,
+  ChunkCounts,
+  SingleTasks,
+  MultiTasks,
 };
 
-}  // namespace tilegrad::ad_backend::cuda_impl
+}  // namespace tilegrad::ad::cuda_backend

@@ -25,7 +25,7 @@
 #include "tilegrad/ad/exact_sum.h"
 #include "tilegrad/core/cuda/launch.cuh"
 
-namespace tilegrad::ad_backend::cuda_impl {
+namespace tilegrad::ad::cuda_backend {
 namespace {
 
 using cuda::global_thread;
@@ -106,6 +106,24 @@ struct MaxU32 {
   __device__ std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const { return a > b ? a : b; }
 };
 
+// The first pass of exact::sum over one component's values: their largest magnitude and non-finite flags.
+struct Probe {
+  float max_abs = 0.0f;
+  unsigned flags = 0;
+  __device__ void add(float x) {
+    flags |= exact::nonfinite_flags(x);
+    max_abs = fmaxf(max_abs, fabsf(x));
+  }
+  __device__ void merge(const Probe& o) {
+    flags |= o.flags;
+    max_abs = fmaxf(max_abs, o.max_abs);
+  }
+  // Over the rows of a step: every lane (r, c) gets component c's probe (combine_rows).
+  __device__ Probe over_rows(const LaneLayout& l, int width) const {
+    return {combine_rows(max_abs, l, width, MaxOp{}), combine_rows(flags, l, width, OrOp{})};
+  }
+};
+
 // Where a segment's result goes: added to grad[s] ([segments, width]).
 struct Output {
   float* grad;
@@ -143,21 +161,14 @@ __device__ void warp_segment_sum(const Rows& rows, const Output& out, std::size_
                                  std::uint32_t end, const LaneLayout& l) {
   const int width = rows.width;
   const int steps = int((end - begin + l.per_step - 1) / l.per_step);  // uniform over the warp
-  float max_abs = 0.0f;
-  unsigned flags = 0;
+  Probe probe;
   long long sum = 0;
   int scale = 0;
   if (steps > kRegs) {
-    if (l.active) {
-      for_each_value(rows, begin + l.r, end, l.per_step, l.c, [&](float x) {
-        flags |= exact::nonfinite_flags(x);
-        max_abs = fmaxf(max_abs, fabsf(x));
-      });
-    }
-    max_abs = combine_rows(max_abs, l, width, MaxOp{});
-    flags = combine_rows(flags, l, width, OrOp{});
-    scale = exact::scale_exponent(max_abs, end - begin);
-    if (l.active && !flags) {
+    if (l.active) for_each_value(rows, begin + l.r, end, l.per_step, l.c, [&](float x) { probe.add(x); });
+    probe = probe.over_rows(l, width);
+    scale = exact::scale_exponent(probe.max_abs, end - begin);
+    if (l.active && !probe.flags) {
       for_each_value(rows, begin + l.r, end, l.per_step, l.c, [&](float x) { sum += exact::quantize(x, scale); });
     }
   } else {
@@ -173,13 +184,11 @@ __device__ void warp_segment_sum(const Rows& rows, const Output& out, std::size_
 #pragma unroll
     for (int q = 0; q < kRegs; ++q) {
       if (q >= steps) break;
-      flags |= exact::nonfinite_flags(x[q]);
-      max_abs = fmaxf(max_abs, fabsf(x[q]));
+      probe.add(x[q]);
     }
-    max_abs = combine_rows(max_abs, l, width, MaxOp{});
-    flags = combine_rows(flags, l, width, OrOp{});
-    scale = exact::scale_exponent(max_abs, end - begin);
-    if (!flags) {
+    probe = probe.over_rows(l, width);
+    scale = exact::scale_exponent(probe.max_abs, end - begin);
+    if (!probe.flags) {
 #pragma unroll
       for (int q = 0; q < kRegs; ++q) {
         if (q >= steps) break;
@@ -188,7 +197,8 @@ __device__ void warp_segment_sum(const Rows& rows, const Output& out, std::size_
     }
   }
   sum = combine_rows(sum, l, width, AddOp{});
-  if (l.active && l.r == 0) out.write(s, l.c, flags ? exact::nonfinite_result(flags) : exact::dequantize(sum, scale));
+  if (l.active && l.r == 0)
+    out.write(s, l.c, probe.flags ? exact::nonfinite_result(probe.flags) : exact::dequantize(sum, scale));
 }
 
 // Per-warp partial results of a block, combined in warp order by block_combine.
@@ -217,16 +227,11 @@ __device__ void block_segment_sum(const Rows& rows, const Output& out, std::size
   const int width = rows.width;
   const int warp = threadIdx.x / cuda::kWarpSize, warps = blockDim.x / cuda::kWarpSize;
   const std::uint32_t stride = warps * l.per_step, first = begin + warp * l.per_step + l.r;
-  float max_abs = 0.0f;
-  unsigned flags = 0;
-  if (l.active) {
-    for_each_value(rows, first, end, stride, l.c, [&](float x) {
-      flags |= exact::nonfinite_flags(x);
-      max_abs = fmaxf(max_abs, fabsf(x));
-    });
-  }
-  max_abs = block_combine(combine_rows(max_abs, l, width, MaxOp{}), scratch.max_abs, l, MaxOp{});
-  flags = block_combine(combine_rows(flags, l, width, OrOp{}), scratch.flags, l, OrOp{});
+  Probe probe;
+  if (l.active) for_each_value(rows, first, end, stride, l.c, [&](float x) { probe.add(x); });
+  probe = probe.over_rows(l, width);
+  const float max_abs = block_combine(probe.max_abs, scratch.max_abs, l, MaxOp{});
+  const unsigned flags = block_combine(probe.flags, scratch.flags, l, OrOp{});
   const int scale = exact::scale_exponent(max_abs, end - begin);
   long long sum = 0;
   if (l.active && !flags) {
@@ -363,19 +368,12 @@ __global__ void multi_chunk_max_kernel(Plan p) {
   const LaneLayout l = lane_layout(width);
   TG_FOR_EACH_WARP_TASK(p.multi_count()) {
     const Chunk ch = multi_chunk(p, t);
-    float max_abs = 0.0f;
-    unsigned flags = 0;
-    if (l.active) {
-      for_each_value(p.rows, ch.begin + l.r, ch.end, l.per_step, l.c, [&](float x) {
-        flags |= exact::nonfinite_flags(x);
-        max_abs = fmaxf(max_abs, fabsf(x));
-      });
-    }
-    max_abs = combine_rows(max_abs, l, width, MaxOp{});
-    flags = combine_rows(flags, l, width, OrOp{});
+    Probe probe;
+    if (l.active) for_each_value(p.rows, ch.begin + l.r, ch.end, l.per_step, l.c, [&](float x) { probe.add(x); });
+    probe = probe.over_rows(l, width);
     if (l.active && l.r == 0) {
-      p.chunk_max[std::size_t(t) * width + l.c] = max_abs;
-      p.chunk_flags[std::size_t(t) * width + l.c] = flags;
+      p.chunk_max[std::size_t(t) * width + l.c] = probe.max_abs;
+      p.chunk_flags[std::size_t(t) * width + l.c] = probe.flags;
     }
   }
 }
@@ -411,8 +409,7 @@ __global__ void multi_segment_kernel(Plan p) {
   for (std::uint32_t k = blockIdx.x; k < total; k += gridDim.x) {
     const Chunk ch = multi_chunk(p, k);
     if (k != ch.first) continue;  // one block per segment, at its first chunk (uniform over the block)
-    float max_abs = 0.0f;
-    unsigned flags = 0;
+    Probe probe;
     long long sum = 0;
     if (l.active) {
       for (std::uint32_t j = warp * l.per_step + l.r; j < ch.count; j += warps * l.per_step) {
@@ -420,20 +417,18 @@ __global__ void multi_segment_kernel(Plan p) {
         if (FINAL) {
           sum += p.chunk_sum[at];
         } else {
-          max_abs = fmaxf(max_abs, p.chunk_max[at]);
-          flags |= p.chunk_flags[at];
+          probe.merge({p.chunk_max[at], p.chunk_flags[at]});
         }
       }
     }
     if (FINAL) {
       sum = combine_rows(sum, l, width, AddOp{});
     } else {
-      max_abs = combine_rows(max_abs, l, width, MaxOp{});
-      flags = combine_rows(flags, l, width, OrOp{});
+      probe = probe.over_rows(l, width);
     }
     if (l.active && l.r == 0) {
-      s_max[warp][l.c] = max_abs;
-      s_flags[warp][l.c] = flags;
+      s_max[warp][l.c] = probe.max_abs;
+      s_flags[warp][l.c] = probe.flags;
       s_sum[warp][l.c] = sum;
     }
     __syncthreads();
@@ -446,14 +441,10 @@ __global__ void multi_segment_kernel(Plan p) {
         const unsigned f = p.chunk_flags[at];
         p.out.write(ch.segment, c, f ? exact::nonfinite_result(f) : exact::dequantize(total_sum, p.chunk_scale[at]));
       } else {
-        float m = 0.0f;
-        unsigned f = 0;
-        for (int w = 0; w < warps; ++w) {
-          m = fmaxf(m, s_max[w][c]);
-          f |= s_flags[w][c];
-        }
-        p.chunk_scale[at] = exact::scale_exponent(m, ch.seg_end - ch.seg_begin);
-        p.chunk_flags[at] = f;
+        Probe segment;
+        for (int w = 0; w < warps; ++w) segment.merge({s_max[w][c], s_flags[w][c]});
+        p.chunk_scale[at] = exact::scale_exponent(segment.max_abs, ch.seg_end - ch.seg_begin);
+        p.chunk_flags[at] = segment.flags;
       }
     }
     __syncthreads();
@@ -470,28 +461,28 @@ void run_plan(const Rows& rows, const std::uint32_t* offsets, std::size_t num_se
   const std::size_t max_single = std::min(num_segments, count / std::max<std::uint32_t>(min_rows, 1));
   const std::uint32_t chunk_rows = multi_rows(count, width);
   const std::size_t max_multi = 2 * (count / chunk_rows) + 1;
-  auto* counts = ws.slot<unsigned long long>(kSlotChunkCounts, num_segments + 1);
-  auto* bases = ws.slot<unsigned long long>(kSlotChunkBase, num_segments + 1);
+  auto* counts = ws.slot<unsigned long long>(Slot::ChunkCounts, num_segments + 1);
+  auto* bases = ws.slot<unsigned long long>(Slot::ChunkBase, num_segments + 1);
   cuda::launch(count_tasks_kernel, num_segments + 1, kBlock, stream, offsets, num_segments, chunk_rows, min_rows, counts);
   std::size_t scan_bytes = 0, max_scan_bytes = 0;
-  auto* multi_tasks = ws.slot<std::uint32_t>(kSlotMultiTasks, max_multi);
+  auto* multi_tasks = ws.slot<std::uint32_t>(Slot::MultiTasks, max_multi);
   TG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts, bases, int(num_segments + 1), stream));
   TG_CUDA_CHECK(cub::DeviceScan::InclusiveScan(nullptr, max_scan_bytes, multi_tasks, multi_tasks, MaxU32{},
                                                int(max_multi), stream));
-  void* scan_temp = ws.slot<std::byte>(kSlotScanTemp, std::max(scan_bytes, max_scan_bytes));
+  void* scan_temp = ws.slot<std::byte>(Slot::ScanTemp, std::max(scan_bytes, max_scan_bytes));
   TG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, counts, bases, int(num_segments + 1), stream));
   TG_CUDA_CHECK(cudaMemsetAsync(multi_tasks, 0, max_multi * sizeof(std::uint32_t), stream));
-  auto* single_tasks = ws.slot<std::uint32_t>(kSlotSingleTasks, std::max<std::size_t>(max_single, 1));
+  auto* single_tasks = ws.slot<std::uint32_t>(Slot::SingleTasks, std::max<std::size_t>(max_single, 1));
   cuda::launch(mark_tasks_kernel, num_segments, kBlock, stream, counts, bases, num_segments, single_tasks,
                multi_tasks);
   TG_CUDA_CHECK(cub::DeviceScan::InclusiveScan(scan_temp, max_scan_bytes, multi_tasks, multi_tasks, MaxU32{},
                                                int(max_multi), stream));
 
   Plan p{rows, chunk_rows, offsets, bases, num_segments, single_tasks, multi_tasks,
-         ws.slot<float>(kSlotChunkMax, max_multi * width),
-         ws.slot<unsigned>(kSlotChunkFlags, max_multi * width),
-         ws.slot<int>(kSlotChunkScale, max_multi * width),
-         ws.slot<long long>(kSlotChunkSum, max_multi * width),
+         ws.slot<float>(Slot::ChunkMax, max_multi * width),
+         ws.slot<unsigned>(Slot::ChunkFlags, max_multi * width),
+         ws.slot<int>(Slot::ChunkScale, max_multi * width),
+         ws.slot<long long>(Slot::ChunkSum, max_multi * width),
          out};
   const unsigned single_grid = cuda::persistent_blocks(max_single * cuda::kWarpSize, kBlock);
   const unsigned multi_grid = cuda::persistent_blocks(max_multi * cuda::kWarpSize, kBlock);
@@ -537,4 +528,4 @@ void segmented_sum(const float* values, const std::uint32_t* perm, const std::ui
   run_plan(rows, offsets, num_segments, count, kTinyMax + 1, out, ws, stream);
 }
 
-}  // namespace tilegrad::ad_backend::cuda_impl
+}  // namespace tilegrad::ad::cuda_backend

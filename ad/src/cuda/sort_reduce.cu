@@ -9,7 +9,7 @@
 #include "tilegrad/core/cuda/launch.cuh"
 #include "tilegrad/core/cuda/radix_bits.h"
 
-namespace tilegrad::ad_backend::cuda_impl {
+namespace tilegrad::ad::cuda_backend {
 namespace {
 
 using cuda::global_thread;
@@ -38,9 +38,9 @@ __global__ void offsets_kernel(const std::uint32_t* sorted_ids, std::size_t n, s
 void sort_records(const std::uint32_t* ids, std::size_t count, std::size_t num_params, const std::uint32_t* payload,
                   std::uint32_t* sorted_payload, std::uint32_t* offsets, Workspace& ws, cudaStream_t stream) {
   TG_ASSERT(count < static_cast<std::size_t>(INT_MAX), "too many records to sort: ", count);
-  std::uint32_t* sorted_ids = ws.slot<std::uint32_t>(kSlotSortKeys, count);
+  std::uint32_t* sorted_ids = ws.slot<std::uint32_t>(Slot::SortKeys, count);
   if (!payload) {
-    std::uint32_t* iota = ws.slot<std::uint32_t>(kSlotSortIota, count);
+    std::uint32_t* iota = ws.slot<std::uint32_t>(Slot::SortIota, count);
     cuda::launch(iota_kernel, count, kBlock, stream, iota, count);
     payload = iota;
   }
@@ -49,10 +49,10 @@ void sort_records(const std::uint32_t* ids, std::size_t count, std::size_t num_p
   std::size_t temp_bytes = 0;
   TG_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, ids, sorted_ids, payload, sorted_payload, n, 0,
                                                 end_bit, stream));
-  void* temp = ws.slot<std::byte>(kSlotSortTemp, temp_bytes);
+  void* temp = ws.slot<std::byte>(Slot::SortTemp, temp_bytes);
   TG_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, ids, sorted_ids, payload, sorted_payload, n, 0,
                                                 end_bit, stream));
   cuda::launch(offsets_kernel, num_params + 1, kBlock, stream, sorted_ids, count, num_params, offsets);
 }
 
-}  // namespace tilegrad::ad_backend::cuda_impl
+}  // namespace tilegrad::ad::cuda_backend

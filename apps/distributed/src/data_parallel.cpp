@@ -8,6 +8,7 @@
 #include "tilegrad/core/error.h"
 #include "tilegrad/distributed/exact_combine.h"
 #include "tilegrad/distributed/replicas.h"
+#include "tilegrad/training/densify.h"
 
 namespace tilegrad::distributed::detail {
 
@@ -94,6 +95,8 @@ class DataParallelRank final : public RankEngine {
     m_views.reserve_discard(n, device);
     m_radius.reserve_discard(n, device);
     const raster::Gaussians& p = model.params;
+    const raster::RasterSettings visibility =
+        training::density_visibility(s.settings, m_config.densify.opacity_aware_visibility);
     ViewStatsArgs a{};
     a.n = n;
     a.g = {p.means.data(), p.log_scales.data(), p.quats.data(), p.opacity_logits.data()};
@@ -101,7 +104,7 @@ class DataParallelRank final : public RankEngine {
     a.cam = raster::make_projection_camera(s.view->camera);
     a.blur = s.settings.blur;
     a.extent_sigmas = s.settings.thresholds.extent_sigmas;
-    a.min_alpha = s.settings.thresholds.min_alpha;
+    a.min_alpha = visibility.thresholds.min_alpha;
     a.antialiased = s.settings.antialiased;
     a.norm = m_norm.data();
     a.count = m_views.data();

@@ -46,6 +46,8 @@ TrainingDataset copy_dataset(const TrainingDataset& d, Device device) {
   c.points = d.points;
   c.points_file = d.points_file;
   c.has_alpha = d.has_alpha;
+  c.skipped = d.skipped;
+  c.notes = d.notes;
   std::copy_n(d.center, 3, c.center);
   c.extent = d.extent;
   auto views = [&](const std::vector<TrainingView>& from, std::vector<TrainingView>& to) {
@@ -53,8 +55,12 @@ TrainingDataset copy_dataset(const TrainingDataset& d, Device device) {
       TrainingView w;
       w.name = v.name;
       w.image_path = v.image_path;
+      w.mask_path = v.mask_path;
       w.camera = v.camera;
+      w.plan = v.plan;
       if (!v.image.empty()) w.image = v.image.to(device);
+      if (!v.valid.empty()) w.valid = v.valid.to(device);
+      w.valid_pixels = v.valid_pixels;
       to.push_back(std::move(w));
     }
   };
@@ -206,6 +212,30 @@ std::vector<RankReport> collect_reports(Communicator& comm, detail::RankEngine& 
 }  // namespace
 
 bool DistributedTrainer::run(const training::Trainer::RunHooks& hooks) {
+  if (!hooks.at_iteration || hooks.at_iterations.empty()) return run_ranks(hooks);
+  // Evaluations and saves need every rank (they render, or gather the parts): training stops after each listed
+  // iteration, the hook runs here with the ranks idle, and training goes on. Time between the runs is not
+  // training time, as with the plain trainer.
+  std::vector<int> stops;
+  for (const int it : hooks.at_iterations)
+    if (it > iteration()) stops.push_back(it);
+  std::sort(stops.begin(), stops.end());
+  stops.erase(std::unique(stops.begin(), stops.end()), stops.end());
+  training::Trainer::RunHooks h = hooks;
+  h.at_iteration = nullptr;
+  h.at_iterations.clear();
+  for (const int target : stops) {
+    // Read on rank 0's thread, which runs rank 0's trainer.
+    h.stop = [&] { return (hooks.stop && hooks.stop()) || iteration() >= target; };
+    const bool finished = run_ranks(h);
+    if (iteration() < target) return finished;  // stopped by the caller
+    hooks.at_iteration(target);
+  }
+  h.stop = hooks.stop;
+  return run_ranks(h);
+}
+
+bool DistributedTrainer::run_ranks(const training::Trainer::RunHooks& hooks) {
   bool finished = false;
   const training::Parallelism mode = m_config.distributed.mode;
   const int views = mode == training::Parallelism::Data ? ranks() : 1;

@@ -26,8 +26,8 @@ void exact_all_reduce(Communicator& comm, const std::vector<ExactSegment>& segme
     a.n = a.begin[a.segments];
     if (a.n == 0) continue;
     a.ranks = std::uint32_t(comm.size());
-    a.codes = workspace.slot<std::uint8_t>(0, a.n);
-    a.ints = workspace.slot<long long>(1, a.n);
+    a.codes = workspace.slot<std::uint8_t>(kExactCodes, a.n);
+    a.ints = workspace.slot<long long>(kExactIntegers, a.n);
     detail::exact_codes(device, a);
     comm.all_reduce(a.codes, a.n, DataType::U8, ReduceOp::Max);
     detail::exact_quantize(device, a);

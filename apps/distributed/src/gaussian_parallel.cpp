@@ -418,30 +418,44 @@ class GaussianParallelRank final : public RankEngine {
     return local;
   }
 
-  // The target pixels of the rendered rectangle, paired with its render; the loss counts the owned pixels.
+  // The target pixels (and valid-pixel mask) of the rendered rectangle, paired with its render; the loss counts
+  // the owned (valid) pixels, its means over the whole view's.
   training::ImagePair crop_pair(const training::TrainingView& v, const ViewPlan& plan, const Buffer<float>& image,
                                 const float background[3]) {
-    const Device device = m_config.device;
     const PixelRect& r = plan.rendered;
-    const std::size_t bytes = std::size_t(r.width()) * r.height() * 4;
-    m_target.reserve_discard(bytes, device);
-    if (v.image.device() == device) {
-      crop(device, CropArgs{v.image.data(), v.camera.width, r.x0, r.y0, r.width(), r.height(), m_target.data()});
-    } else {  // images on the host (every rank shares them): the crop's rows, then one upload
-      m_host_target.resize(bytes);
-      crop(Device::Cpu, CropArgs{v.image.data(), v.camera.width, r.x0, r.y0, r.width(), r.height(),
-                                 m_host_target.data()});
-      memory::copy(m_target.data(), device, m_host_target.data(), Device::Cpu, bytes);
-    }
     training::ImagePair pair;
     pair.width = r.width();
     pair.height = r.height();
     pair.image = image.view();
-    pair.target = View<const std::uint8_t>(m_target.data(), std::size_t(r.width()) * r.height() * 4, device);
+    pair.target = crop_rect(v.image, v.camera.width, 4, r, m_target, m_host_target);
     for (int c = 0; c < 3; ++c) pair.background[c] = background[c];
-    pair.window = {plan.owned.x0 - r.x0, plan.owned.y0 - r.y0, plan.owned.x1 - r.x0, plan.owned.y1 - r.y0,
-                   std::size_t(v.camera.width) * std::size_t(v.camera.height)};
+    std::size_t counted = std::size_t(v.camera.width) * std::size_t(v.camera.height);
+    if (!v.valid.empty()) {
+      pair.valid = crop_rect(v.valid, v.camera.width, 1, r, m_valid, m_host_valid);
+      counted = v.valid_pixels;
+    }
+    pair.window = {plan.owned.x0 - r.x0, plan.owned.y0 - r.y0, plan.owned.x1 - r.x0, plan.owned.y1 - r.y0, counted};
     return pair;
+  }
+
+  // The rectangle r of a [H, src_width, channels] image into `out` on this rank's device; an image on another
+  // device (the host copy every rank shares) is cropped there (into `host`) and the crop uploaded.
+  View<const std::uint8_t> crop_rect(const Buffer<std::uint8_t>& src, int src_width, int channels, const PixelRect& r,
+                                     Buffer<std::uint8_t>& out, std::vector<std::uint8_t>& host) {
+    const Device device = m_config.device;
+    CropArgs a{src.data(), src_width, channels, r.x0, r.y0, r.width(), r.height(), nullptr};
+    const std::size_t bytes = a.bytes();
+    out.reserve_discard(bytes, device);
+    if (src.device() == device) {
+      a.dst = out.data();
+      crop(device, a);
+    } else {
+      host.resize(bytes);
+      a.dst = host.data();
+      crop(Device::Cpu, a);
+      memory::copy(out.data(), device, host.data(), Device::Cpu, bytes);
+    }
+    return View<const std::uint8_t>(out.data(), bytes, device);
   }
 
   // Sends the received Gaussians' gradients back; the owner adds them, sender by sender in rank order.
@@ -548,8 +562,8 @@ class GaussianParallelRank final : public RankEngine {
   Buffer<int> m_rects, m_diff, m_regions;
   Buffer<std::uint32_t> m_flags, m_positions, m_source;
   Buffer<float> m_send, m_recv, m_back, m_returned, m_dl_dimage;
-  Buffer<std::uint8_t> m_target;
-  std::vector<std::uint8_t> m_host_target;
+  Buffer<std::uint8_t> m_target, m_valid;  // the rendered rectangle's target pixels and valid-pixel mask
+  std::vector<std::uint8_t> m_host_target, m_host_valid;
 };
 
 }  // namespace

@@ -132,7 +132,7 @@ void crop(Device d, const CropArgs& a) {
     TG_ON_CUDA(cuda_backend::crop(a));
     return;
   }
-  for_each(std::size_t(a.width) * a.height * 4, [&](std::size_t e) { crop_element(a, e); });
+  for_each(a.bytes(), [&](std::size_t e) { crop_element(a, e); });
 }
 
 }  // namespace tilegrad::distributed::detail

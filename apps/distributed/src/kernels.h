@@ -209,16 +209,19 @@ TG_HD TG_INLINE void unpack_element(const UnpackArgs& a, std::size_t j) {
 
 // ---- the target pixels of a crop ----
 struct CropArgs {
-  const std::uint8_t* src;  // [H, W, 4]
-  int src_width;
+  const std::uint8_t* src;  // [H, W, channels]: a target image (4) or a valid-pixel mask (1)
+  int src_width, channels;
   int x0, y0, width, height;
-  std::uint8_t* dst;  // [height, width, 4]
+  std::uint8_t* dst;  // [height, width, channels]
+
+  TG_HD std::size_t bytes() const { return std::size_t(width) * std::size_t(height) * std::size_t(channels); }
 };
 
 TG_HD TG_INLINE void crop_element(const CropArgs& a, std::size_t e) {
-  const std::size_t row_bytes = std::size_t(a.width) * 4;
+  const std::size_t pixel = std::size_t(a.channels);
+  const std::size_t row_bytes = std::size_t(a.width) * pixel;
   const std::size_t y = e / row_bytes, x = e % row_bytes;
-  a.dst[e] = a.src[(std::size_t(a.y0) + y) * std::size_t(a.src_width) * 4 + std::size_t(a.x0) * 4 + x];
+  a.dst[e] = a.src[(std::size_t(a.y0) + y) * std::size_t(a.src_width) * pixel + std::size_t(a.x0) * pixel + x];
 }
 
 // ---- entry points (CPU loops or CUDA kernels) ----

@@ -109,6 +109,8 @@ std::vector<ColmapImage> parse_colmap_images_bin(std::string_view bytes, const s
     im.camera_id = in.get<std::uint32_t>("camera_id");
     im.name = in.null_terminated("name");
     if (im.name.empty()) fail(name, in.where(), ": image ", im.id, " has an empty name");
+    if (const char* problem = internal::quaternion_problem(im.qvec))
+      fail(name, in.where(), ": image ", im.id, " (", internal::quote(im.name), "): the pose quaternion is ", problem);
     in.skip_items(in.get<std::uint64_t>("num_points2D"), kPoint2DBytes, "2D points");
     images.push_back(std::move(im));
   }

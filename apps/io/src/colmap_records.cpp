@@ -2,6 +2,7 @@
 #include "colmap_records.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "io_util.h"
 
@@ -30,6 +31,12 @@ void check_colmap_camera(const ColmapCamera& c, const std::string& file) {
   if (static_cast<int>(c.params.size()) != expected)
     fail(file, "camera ", c.id, ": model ", colmap_model_name(c.model_id), " takes ", expected, " parameters, got ",
          c.params.size());
+}
+
+const char* quaternion_problem(const std::array<double, 4>& q) {
+  const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  if (!std::isfinite(n)) return "not finite (NaN or inf)";
+  return n < 1e-12 ? "zero" : nullptr;
 }
 
 void check_unique_camera_ids(const std::vector<ColmapCamera>& cameras, const std::string& file) {

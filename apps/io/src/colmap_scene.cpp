@@ -72,18 +72,29 @@ ColmapScene load_colmap_scene(const std::string& scene_dir, const FrameOptions& 
   for (const ColmapCamera& c : model.cameras) cameras[c.id] = &c;
   std::sort(model.images.begin(), model.images.end(),
             [](const ColmapImage& a, const ColmapImage& b) { return a.name < b.name; });
+  const std::string folder = options.image_folder.empty() ? images_dir : options.image_folder;
+  std::vector<internal::MissingImage> missing;
   for (const ColmapImage& image : model.images) {
     const auto cam = cameras.find(image.camera_id);
     if (cam == cameras.end())
       fail(model.images_file, "image ", internal::quote(image.name), " (id ", image.id, ") refers to camera ",
            image.camera_id, ", which ", model.cameras_file, " does not define");
+    const std::string where = "image " + internal::quote(image.name);
     DatasetFrame frame;
     frame.name = image.name;
-    frame.image_path = (fs::path(scene_dir) / images_dir / image.name).string();
+    frame.image_path = (fs::path(scene_dir) / folder / image.name).string();
     frame.camera = colmap_camera(*cam->second, image, model.cameras_file);
-    internal::check_frame_image(frame, options, model.images_file, "image " + internal::quote(image.name));
+    frame.lens = colmap_lens(*cam->second, model.cameras_file);
+    if (options.require_images && !is_file(frame.image_path)) {
+      missing.push_back({where, frame.image_path, frame.name});
+      continue;
+    }
+    internal::check_frame_image(frame, options, model.images_file, where);
+    if (options.require_images)
+      frame.mask_path = internal::frame_mask_path(frame, options, scene_dir, "", model.images_file, where);
     scene.frames.push_back(std::move(frame));
   }
+  internal::report_missing_images(missing, model.images.size(), options, model.images_file, &scene.skipped);
   scene.points = std::move(model.points);
   return scene;
 }

@@ -58,6 +58,26 @@ bool next_data_line(internal::TextLines& lines, std::string_view& line) {
   return false;
 }
 
+void check_points2d_line(std::string_view line, const std::string& file, std::uint64_t line_number,
+                         const ColmapImage& image) {
+  internal::Words words(line);
+  std::size_t count = 0;
+  bool ok = true;
+  for (std::string_view w; ok && words.next(w); ++count) {
+    if (count % 3 == 2) {
+      std::int64_t id = 0;
+      ok = internal::parse_int64(w, id) && id >= -1;
+    } else {
+      double x = 0;
+      ok = internal::parse_double(w, x);
+    }
+  }
+  if (ok && count % 3 == 0) return;
+  fail(file, "line ", line_number, ": expected the POINTS2D line of image ", image.id, " (", quote(image.name),
+       ", line ", line_number - 1, "): X Y POINT3D_ID triples, found ", quote(line),
+       "; every image takes two lines, the second may be empty (is the POINTS2D line missing?)");
+}
+
 }  // namespace
 
 std::vector<ColmapCamera> parse_colmap_cameras_txt(std::string_view text, const std::string& name) {
@@ -100,8 +120,13 @@ std::vector<ColmapImage> parse_colmap_images_txt(std::string_view text, const st
     im.camera_id = f.id("CAMERA_ID");
     im.name = std::string(f.rest());  // the rest of the line, so names with spaces survive
     if (im.name.empty()) fail(name, "line ", lines.line_number(), ": missing NAME");
-    // The next line holds the image's 2D points; it is present (possibly empty) for every image.
-    lines.next(points_line);
+    if (const char* problem = internal::quaternion_problem(im.qvec))
+      fail(name, "line ", lines.line_number(), ": image ", im.id, " (", quote(im.name), "): the pose quaternion is ",
+           problem);
+    // The next line holds the image's 2D points; it is present (possibly empty) for every image. A line that is
+    // not a list of (X, Y, POINT3D_ID) triples means it is missing (the next image record would be swallowed).
+    // At the end of the file a missing last line reads as an empty one.
+    if (lines.next(points_line)) check_points2d_line(points_line, name, lines.line_number(), im);
     images.push_back(std::move(im));
   }
   internal::check_unique_image_ids(images, name);

@@ -58,14 +58,22 @@ SolveResult run_solver(Objective<T>& f, View<T> x, const SolveSettings& settings
   o.pcg = settings.pcg;
   o.matrix_free = settings.matrix_free;
   o.adaptive_tolerance = settings.adaptive_tolerance;
+  o.linear_solver = settings.linear_solver;
+  o.matrix_free_preconditioner = settings.preconditioner;
   o.on_iteration = settings.on_iteration;
   return newton(f, x, o);
 }
 
 std::string format_iteration(const IterationLog& log) {
-  char line[160];
-  std::snprintf(line, sizeof line, "  iter %4d  energy %.10g  |g| %.3e  step %.3g  pcg %d  (%.2f s)", log.iteration,
-                log.energy, log.gradient_norm, log.step, log.inner_iterations, log.seconds);
+  char inner[48];
+  if (log.direct) {
+    std::snprintf(inner, sizeof inner, "cholesky%s (shift %.0e)", log.exact ? " exact" : "", log.shift);
+  } else {
+    std::snprintf(inner, sizeof inner, "pcg %d", log.inner_iterations);
+  }
+  char line[200];
+  std::snprintf(line, sizeof line, "  iter %4d  energy %.10g  |g| %.3e  step %.3g  %s  (%.2f s)", log.iteration,
+                log.energy, log.gradient_norm, log.step, log.iteration == 0 ? "-" : inner, log.seconds);
   return line;
 }
 

@@ -42,6 +42,8 @@ class SphereObjective final : public Objective<double> {
   double value(View<const double> u) override { return m_problem.value(u); }
   double gradient(View<const double> u, View<double> g) override { return m_problem.gradient(u, g); }
   const CsrMatrix<double>& hessian(View<const double> u) override { return m_problem.hessian(u); }
+  bool projects_hessian() const override { return m_problem.projects_hessian(); }
+  const CsrMatrix<double>& exact_hessian(View<const double> u) override { return m_problem.exact_hessian(u); }
   void hessian_diagonal(View<const double> u, View<double> d) override { m_problem.hessian_diagonal(u, d); }
   void hvp(View<const double> u, View<const double> v, View<double> out) override { m_problem.hvp(u, v, out); }
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "tilegrad/ad/accumulate.h"
+#include "tilegrad/ad/accumulator.h"
 #include "tilegrad/core/error.h"
 #include "tilegrad/profiling/bar_chart.h"
 #include "tilegrad/profiling/report.h"

@@ -2,6 +2,7 @@
 #include "tilegrad/profiling/raster_benchmark.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 
@@ -41,7 +42,28 @@ std::vector<float> flatten(const raster::Gradients& g) {
   return all;
 }
 
+// Every gradient group (digests and dumps).
+std::vector<float> all_gradients(const raster::Gradients& g) {
+  std::vector<float> all;
+  for (const Buffer<float>* b : {&g.means, &g.log_scales, &g.quats, &g.opacity_logits, &g.sh, &g.colors, &g.mean2d,
+                                 &g.mean2d_abs}) {
+    const auto v = b->to_vector();
+    all.insert(all.end(), v.begin(), v.end());
+  }
+  return all;
+}
+
 }  // namespace
+
+std::string outputs_file(const std::string& dump_dir, const std::string& workload) {
+  std::string name;
+  for (char c : workload) {
+    if (std::isalnum(static_cast<unsigned char>(c))) name += char(std::tolower(static_cast<unsigned char>(c)));
+    else if (!name.empty() && name.back() != '_') name += '_';
+  }
+  while (!name.empty() && name.back() == '_') name.pop_back();
+  return dump_dir + "/" + name + ".f32";
+}
 
 RasterBenchResult run_raster_benchmark(const std::string& workload, const raster::Gaussians& gaussians,
                                        const raster::Camera& camera, const RasterBenchConfig& cfg, std::FILE* log) {
@@ -99,8 +121,21 @@ RasterBenchResult run_raster_benchmark(const std::string& workload, const raster
     std::fprintf(log, "  %-28s %10zu Gaussians %10zu visible %11zu instances  forward %s ms\n", workload.c_str(),
                  res.gaussians, res.visible, res.instances, format_ms(res.forward_ms).c_str());
 
-  const std::vector<float> reference =
-      flatten(r.backward(out, view, dl.view(), {}, {}, settings_of(Accumulation::Owned)));
+  const raster::Gradients owned = r.backward(out, view, dl.view(), {}, {}, settings_of(Accumulation::Owned));
+  const std::vector<float> reference = flatten(owned);
+  {
+    const std::vector<float> image = out.image.to_vector(), grads = all_gradients(owned);
+    res.image_digest = digest(image.data(), image.size() * sizeof(float));
+    res.owned_digest = digest(grads.data(), grads.size() * sizeof(float));
+    if (log)
+      std::fprintf(log, "  %-28s digests: image %s, owned gradients %s\n", workload.c_str(), res.image_digest.c_str(),
+                   res.owned_digest.c_str());
+    if (!cfg.dump_dir.empty()) {
+      std::vector<float> both = image;
+      both.insert(both.end(), grads.begin(), grads.end());
+      write_file_bytes(outputs_file(cfg.dump_dir, workload), both.data(), both.size() * sizeof(float));
+    }
+  }
   for (Accumulation mode : cfg.modes) {
     RasterModeResult m;
     m.mode = mode;
@@ -153,7 +188,8 @@ nlohmann::json raster_results_to_json(const RasterBenchConfig& cfg, const std::v
                         {"forward_ms", r.forward_ms},   {"project_ms", r.forward_stages.project},
                         {"sort_ms", r.forward_stages.sort}, {"blend_ms", r.forward_stages.blend},
                         {"parameter_bytes", r.parameter_bytes}, {"peak_bytes_beyond_parameters", r.peak_bytes},
-                        {"forward_peak_bytes_beyond_parameters", r.forward_peak_bytes}};
+                        {"forward_peak_bytes_beyond_parameters", r.forward_peak_bytes},
+                        {"image_digest", r.image_digest},       {"owned_gradients_digest", r.owned_digest}};
     for (const auto& m : r.modes)
       w["backward"].push_back({{"mode", to_string(m.mode)},
                                {"backward_ms", m.backward_ms},

@@ -2,6 +2,7 @@
 #include "tilegrad/profiling/report.h"
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -61,7 +62,7 @@ std::string format_bytes(double bytes) {
   return buf;
 }
 
-void write_text_file(const std::string& path, const std::string& text) {
+void write_file_bytes(const std::string& path, const void* data, std::size_t bytes) {
   const std::filesystem::path p(path);
   if (p.has_parent_path()) {
     std::error_code ec;
@@ -70,8 +71,23 @@ void write_text_file(const std::string& path, const std::string& text) {
   }
   std::ofstream f(path, std::ios::binary);
   if (!f) throw IoError(detail::concat(path, ": cannot open for writing"));
-  f << text;
+  f.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
   if (!f) throw IoError(detail::concat(path, ": write failed"));
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  write_file_bytes(path, text.data(), text.size());
+}
+
+std::string digest(const void* data, std::size_t bytes) {
+  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a, 64 bits
+  for (std::size_t i = 0; i < bytes; ++i) {
+    h ^= static_cast<const unsigned char*>(data)[i];
+    h *= 0x100000001b3ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
+  return buf;
 }
 
 }  // namespace tilegrad::profiling

@@ -169,7 +169,8 @@ std::string config_to_json(const TrainConfig& c) {
                   {"opacity_reset_every", d.opacity_reset_every},
                   {"reset_opacity", d.reset_opacity},
                   {"max_world_size", d.max_world_size},
-                  {"max_screen_size", d.max_screen_size}};
+                  {"max_screen_size", d.max_screen_size},
+                  {"opacity_aware_visibility", d.opacity_aware_visibility}};
   j["init_points"] = c.init_points;
   j["init_half_size"] = c.init_half_size;
   j["init_opacity"] = c.init_opacity;

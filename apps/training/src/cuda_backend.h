@@ -8,6 +8,7 @@
 #include "density_args.h"
 #include "loss_passes.h"
 #include "tilegrad/core/workspace.h"
+#include "tilegrad/training/element/resample.h"
 
 namespace tilegrad::training::cuda_backend {
 
@@ -21,5 +22,8 @@ void accumulate_density_stats(const detail::StatsArgs& args);
 void plan_densification(const detail::PlanArgs& args);
 void scatter_densified(const detail::ScatterArgs& args);
 void reset_opacity(float* logits, float* m, float* v, std::size_t n, float max_logit);
+
+// One thread per target pixel of element/resample.h.
+void resample(const ResampleArgs& args);
 
 }  // namespace tilegrad::training::cuda_backend

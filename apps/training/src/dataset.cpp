@@ -5,11 +5,13 @@
 #include <cmath>
 #include <exception>
 #include <filesystem>
+#include <map>
 
 #include "tilegrad/core/error.h"
 #include "tilegrad/io/colmap.h"
 #include "tilegrad/io/image.h"
 #include "tilegrad/io/transforms.h"
+#include "view_images.h"
 
 namespace tilegrad::training {
 
@@ -71,19 +73,28 @@ struct Frames {
   std::string train_source, test_source;  // files named in split errors
 };
 
-// Every holdout_every-th frame (0, 8, 16, ...) is a test frame, as the reference implementation holds out.
+// Frames 0, N, 2N, ... (N = every) are test frames, as the reference implementation holds out.
 void hold_out(std::vector<io::DatasetFrame> all, int every, Frames& f) {
   for (std::size_t i = 0; i < all.size(); ++i) (i % std::size_t(every) == 0 ? f.test : f.train).push_back(all[i]);
 }
 
-Frames read_frames(const io::DatasetLayout& layout, const DatasetOptions& o, TrainingDataset& d) {
-  Frames f;
+io::FrameOptions frame_options(const DatasetOptions& o) {
   io::FrameOptions fo;
   fo.require_images = true;
+  fo.missing_images = o.skip_missing_images ? io::MissingImages::Skip : io::MissingImages::Error;
+  fo.image_folder = o.images;
+  fo.mask_folder = o.masks;
+  return fo;
+}
+
+Frames read_frames(const io::DatasetLayout& layout, const DatasetOptions& o, TrainingDataset& d) {
+  Frames f;
+  const io::FrameOptions fo = frame_options(o);
+  const int every = test_every_for(o, layout.kind);
   auto split_or_not = [&](std::vector<io::DatasetFrame> all, const std::string& source) {
     f.train_source = f.test_source = source;
-    if (o.eval) {
-      hold_out(std::move(all), o.holdout_every, f);
+    if (every > 0) {
+      hold_out(std::move(all), every, f);
     } else {
       f.train = std::move(all);
     }
@@ -93,24 +104,25 @@ Frames read_frames(const io::DatasetLayout& layout, const DatasetOptions& o, Tra
       io::ColmapScene scene = io::load_colmap_scene(layout.root, fo);
       d.points = std::move(scene.points);
       if (d.points.size() > 0) d.points_file = scene.sparse_dir;
+      d.skipped = std::move(scene.skipped);
       split_or_not(std::move(scene.frames), scene.sparse_dir);
       break;
     }
     case io::DatasetKind::NerfSynthetic:
-      f.train = io::load_transforms(layout.transforms_train, fo);
+      f.train = io::load_transforms(layout.transforms_train, fo, &d.skipped);
       f.train_source = layout.transforms_train;
       if (!layout.transforms_test.empty()) {
-        f.test = io::load_transforms(layout.transforms_test, fo);
+        f.test = io::load_transforms(layout.transforms_test, fo, &d.skipped);
         f.test_source = layout.transforms_test;
-      } else if (o.eval) {
+      } else if (every > 0) {
         std::vector<io::DatasetFrame> all = std::move(f.train);
         f.train.clear();
-        hold_out(std::move(all), o.holdout_every, f);
+        hold_out(std::move(all), every, f);
         f.test_source = layout.transforms_train;
       }
       break;
     case io::DatasetKind::Transforms:
-      split_or_not(io::load_transforms(layout.transforms, fo), layout.transforms);
+      split_or_not(io::load_transforms(layout.transforms, fo, &d.skipped), layout.transforms);
       break;
   }
   // Points beside transforms files (the reference trainer's points3d.ply for synthetic scenes).
@@ -123,57 +135,115 @@ Frames read_frames(const io::DatasetLayout& layout, const DatasetOptions& o, Tra
     }
   }
   if (f.train.empty())
-    throw IoError(concat(f.train_source, ": no training images", o.eval ? " left after holding out test images" : ""));
+    throw IoError(concat(f.train_source, ": no training images", every > 0 ? " left after holding out test images" : ""));
   if (o.eval && f.test.empty())
     throw IoError(
         concat(f.test_source, ": --eval needs at least one test image (", f.train.size(), " image(s) in total)"));
   return f;
 }
 
-// Decodes the images of `views` in parallel; the first error (in view order) is rethrown.
-void load_images(std::vector<TrainingView>& views, int downscale, Device device, bool& has_alpha) {
-  const auto n = static_cast<std::ptrdiff_t>(views.size());
-  std::vector<std::vector<std::uint8_t>> pixels(views.size());
-  std::vector<std::exception_ptr> errors(views.size());
-  std::vector<char> alpha(views.size(), 0);
+// Decodes and prepares the images of `views`; the first error (in view order) is rethrown. On the CPU every
+// image is decoded and resampled by one thread; for the GPU, chunks of images are decoded by the CPU threads
+// and then resampled by the GPU one after the other.
+void load_images(std::vector<TrainingView>& views, Device device, bool& has_alpha) {
+  const std::size_t chunk = device == Device::Cpu ? views.size() : 16;
+  for (std::size_t begin = 0; begin < views.size(); begin += chunk) {
+    const std::size_t end = std::min(views.size(), begin + chunk);
+    const auto n = static_cast<std::ptrdiff_t>(end - begin);
+    std::vector<SourceImage> sources(end - begin);
+    std::vector<ResampledImage> done(end - begin);
+    std::vector<std::exception_ptr> errors(end - begin);
 #pragma omp parallel for schedule(dynamic, 1)
-  for (std::ptrdiff_t i = 0; i < n; ++i) {
-    try {
-      TrainingView& v = views[std::size_t(i)];
-      int w = 0, h = 0;
-      bool a = false;
-      pixels[std::size_t(i)] = load_rgba_image(v.image_path, downscale, w, h, a);
-      alpha[std::size_t(i)] = a;
-      if (w != v.camera.width || h != v.camera.height)
-        throw IoError(concat(v.image_path, ": image is ", w, "x", h, " at downscale ", downscale, " but its camera is ",
-                             v.camera.width, "x", v.camera.height));
-    } catch (...) {
-      errors[std::size_t(i)] = std::current_exception();
+    for (std::ptrdiff_t i = 0; i < n; ++i) {
+      try {
+        const TrainingView& v = views[begin + std::size_t(i)];
+        SourceImage& source = sources[std::size_t(i)];
+        source = decode_view_source(v);
+        if (device == Device::Cpu) {
+          done[std::size_t(i)] = make_view_image(v, source, device);
+          source.rgba = {};  // only the training image stays in memory
+          source.mask = {};
+        }
+      } catch (...) {
+        errors[std::size_t(i)] = std::current_exception();
+      }
     }
-  }
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
-  for (std::size_t i = 0; i < views.size(); ++i) {
-    views[i].image = Buffer<std::uint8_t>::from(pixels[i], device);
-    has_alpha = has_alpha || alpha[i];
+    for (const auto& e : errors)
+      if (e) std::rethrow_exception(e);
+    for (std::size_t i = 0; i < done.size(); ++i) {
+      TrainingView& v = views[begin + i];
+      if (device != Device::Cpu) done[i] = make_view_image(v, sources[i], device);
+      v.image = std::move(done[i].rgba);
+      v.valid = std::move(done[i].valid);
+      v.valid_pixels = done[i].valid_pixels;
+      has_alpha = has_alpha || sources[i].has_alpha;
+    }
   }
 }
 
-std::vector<TrainingView> to_views(const std::vector<io::DatasetFrame>& frames, int downscale) {
+// The plan of every frame; frames that share intrinsics and lens (one COLMAP camera) share the work.
+std::vector<TrainingView> to_views(const std::vector<io::DatasetFrame>& frames, const ResolutionOptions& ro,
+                                   float near_plane) {
+  std::map<std::string, ImagePlan> plans;
   std::vector<TrainingView> views;
   for (const io::DatasetFrame& f : frames) {
+    const raster::Camera& c = f.camera;
+    std::string key(reinterpret_cast<const char*>(&f.lens.model), sizeof(f.lens.model));
+    key.append(reinterpret_cast<const char*>(f.lens.params), sizeof(f.lens.params));
+    for (const float x : {c.fx, c.fy, c.cx, c.cy}) key.append(reinterpret_cast<const char*>(&x), sizeof(x));
+    for (const int x : {c.width, c.height, f.mask_path.empty() ? 0 : 1})
+      key.append(reinterpret_cast<const char*>(&x), sizeof(x));
+    auto it = plans.find(key);
+    if (it == plans.end()) {
+      try {
+        it = plans.emplace(key, plan_image(c, f.lens, ro, !f.mask_path.empty())).first;
+      } catch (const InvalidArgument& e) {
+        throw IoError(concat(f.image_path, ": ", e.what()));
+      }
+    }
     TrainingView v;
     v.name = f.name;
     v.image_path = f.image_path;
-    v.camera = downscale_camera(f.camera, downscale);
-    if (v.camera.width < 1 || v.camera.height < 1)
-      throw IoError(concat(f.image_path, ": ", f.camera.width, "x", f.camera.height,
-                           " image has no pixels left at "
-                           "downscale ",
-                           downscale));
+    v.mask_path = f.mask_path;
+    v.plan = it->second;
+    // The shared plan's cameras carry another frame's pose: this frame's pose goes into all of them.
+    for (raster::Camera* pc : {&v.plan.source, &v.plan.undistorted, &v.plan.target}) {
+      pc->rotation = c.rotation;
+      pc->translation = c.translation;
+      pc->near_plane = near_plane;
+    }
+    v.camera = v.plan.target;
     views.push_back(std::move(v));
   }
   return views;
+}
+
+// Notes on what loading changed: undistortion per lens model, capped resolution.
+void add_notes(TrainingDataset& d, const DatasetOptions& o) {
+  std::map<std::string, std::pair<int, std::string>> undistorted;  // model -> (views, example sizes)
+  int capped = 0;
+  std::string capped_example;
+  for (const std::vector<TrainingView>* views : {&d.train, &d.test}) {
+    for (const TrainingView& v : *views) {
+      const ImagePlan& p = v.plan;
+      if (!raster::is_pinhole(p.lens)) {
+        auto& u = undistorted[raster::to_string(p.lens.model)];
+        if (u.first++ == 0)
+          u.second = concat(p.source.width, "x", p.source.height, " -> ", p.undistorted.width, "x",
+                            p.undistorted.height);
+      }
+      if (p.capped && capped++ == 0)
+        capped_example = concat(p.undistorted.width, "x", p.undistorted.height, " -> ", p.target.width, "x",
+                                p.target.height);
+    }
+  }
+  for (const auto& [model, u] : undistorted)
+    d.notes.push_back(concat("undistorted ", u.first, " view(s) with ", model, " lenses into pinhole cameras (",
+                             to_string(o.undistort), " mode, e.g. ", u.second, ")"));
+  if (capped > 0)
+    d.notes.push_back(concat(capped, " view(s) are wider than ", o.max_width, " pixels and are scaled to that width (",
+                             capped_example, "), as the original 3DGS does (--max-width 0 keeps the full "
+                             "resolution; --width or --downscale choose one)"));
 }
 
 void compute_extent(TrainingDataset& d) {
@@ -194,19 +264,36 @@ void compute_extent(TrainingDataset& d) {
 
 }  // namespace
 
+int test_every_for(const DatasetOptions& o, io::DatasetKind kind) {
+  if (o.test_every >= 0) return o.test_every;
+  return kind == io::DatasetKind::Colmap || o.eval ? o.holdout_every : 0;
+}
+
 TrainingDataset load_dataset(const DatasetOptions& o) {
   TG_CHECK_ARG(o.downscale >= 1, "downscale must be >= 1, got ", o.downscale);
   TG_CHECK_ARG(o.holdout_every >= 2, "holdout_every must be >= 2, got ", o.holdout_every);
+  TG_CHECK_ARG(o.test_every == -1 || o.test_every == 0 || o.test_every >= 2,
+               "test_every must be 0 (no test views), -1 (automatic) or >= 2, got ", o.test_every);
+  TG_CHECK_ARG(o.width >= 0 && o.max_width >= 0, "width and max_width must not be negative");
+  TG_CHECK_ARG(o.width == 0 || o.downscale == 1, "give a downscale factor or a width, not both");
+  TG_CHECK_ARG(o.near_plane > 0 && std::isfinite(o.near_plane), "near_plane must be positive, got ", o.near_plane);
   require_device(o.device);
   const io::DatasetLayout layout = io::find_dataset(o.path);
   TrainingDataset d;
   d.kind = layout.kind;
   d.root = layout.root;
   const Frames frames = read_frames(layout, o, d);
-  d.train = to_views(frames.train, o.downscale);
-  d.test = to_views(frames.test, o.downscale);
-  if (o.load_train_images) load_images(d.train, o.downscale, o.device, d.has_alpha);
-  if (o.load_test_images) load_images(d.test, o.downscale, o.device, d.has_alpha);
+  ResolutionOptions ro;
+  ro.undistort = o.undistort;
+  ro.interpolation = o.interpolation;
+  ro.downscale = o.downscale;
+  ro.width = o.width;
+  ro.max_width = o.max_width;
+  d.train = to_views(frames.train, ro, o.near_plane);
+  d.test = to_views(frames.test, ro, o.near_plane);
+  if (o.load_train_images) load_images(d.train, o.device, d.has_alpha);
+  if (o.load_test_images) load_images(d.test, o.device, d.has_alpha);
+  add_notes(d, o);
   compute_extent(d);
   return d;
 }

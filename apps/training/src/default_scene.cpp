@@ -202,27 +202,32 @@ raster::Gaussians make_default_scene(std::uint64_t seed) {
   return g;
 }
 
+ScenePoses scene_poses(const SceneViewOptions& o) {
+  ScenePoses p;
+  // Train cameras: a Fibonacci spiral over elevations 10..80 degrees, turned by a seeded azimuth.
+  const float turn = 2.0f * kPi * random_uniform(o.seed, RandomStream::SceneContent, ~0ull);
+  for (int i = 0; i < o.train_views; ++i) {
+    const float s = (i + 0.5f) / o.train_views;
+    const float elevation =
+        std::asin(std::sin(10.0f * kPi / 180) + s * (std::sin(80.0f * kPi / 180) - std::sin(10.0f * kPi / 180)));
+    p.train.push_back(look_at_origin(on_sphere(o.camera_distance, turn + float(i) * 2.39996323f, elevation)));
+  }
+  // Test cameras: a ring 30 degrees up, at azimuths no train camera shares (novel views).
+  for (int i = 0; i < o.test_views; ++i)
+    p.test.push_back(
+        look_at_origin(on_sphere(o.camera_distance, 2.0f * kPi * (i + 0.5f) / o.test_views, 30.0f * kPi / 180)));
+  return p;
+}
+
 void write_synthetic_dataset(const std::string& folder, const raster::Gaussians& scene, const SceneViewOptions& o) {
   TG_CHECK_ARG(o.width > 0 && o.height > 0, "scene views: image size must be positive");
   TG_CHECK_ARG(o.train_views >= 1 && o.test_views >= 0, "scene views: need at least one train view");
   TG_CHECK_ARG(o.camera_distance > 0 && o.fov_x > 0 && o.fov_x < kPi, "scene views: bad camera distance or fov");
   std::filesystem::create_directories(folder);
   const raster::Gaussians on_device = scene.to(o.device);
-  // Train cameras: a Fibonacci spiral over elevations 10..80 degrees, turned by a seeded azimuth.
-  std::vector<std::array<float, 16>> train, test;
-  const float turn = 2.0f * kPi * random_uniform(o.seed, RandomStream::SceneContent, ~0ull);
-  for (int i = 0; i < o.train_views; ++i) {
-    const float s = (i + 0.5f) / o.train_views;
-    const float elevation =
-        std::asin(std::sin(10.0f * kPi / 180) + s * (std::sin(80.0f * kPi / 180) - std::sin(10.0f * kPi / 180)));
-    train.push_back(look_at_origin(on_sphere(o.camera_distance, turn + float(i) * 2.39996323f, elevation)));
-  }
-  // Test cameras: a ring 30 degrees up, at azimuths no train camera shares (novel views).
-  for (int i = 0; i < o.test_views; ++i)
-    test.push_back(
-        look_at_origin(on_sphere(o.camera_distance, 2.0f * kPi * (i + 0.5f) / o.test_views, 30.0f * kPi / 180)));
-  write_dataset_split(folder, "train", train, on_device, o);
-  if (!test.empty()) write_dataset_split(folder, "test", test, on_device, o);
+  const ScenePoses poses = scene_poses(o);
+  write_dataset_split(folder, "train", poses.train, on_device, o);
+  if (!poses.test.empty()) write_dataset_split(folder, "test", poses.test, on_device, o);
 }
 
 }  // namespace tilegrad::training

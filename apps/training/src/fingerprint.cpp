@@ -18,8 +18,22 @@ json view_json(const TrainingView& v) {
   for (int r = 0; r < 3; ++r)
     for (int k = 0; k < 3; ++k) pose.push_back(c.rotation(r, k));
   for (int k = 0; k < 3; ++k) pose.push_back(c.translation[k]);
-  return {{"name", v.name}, {"width", c.width}, {"height", c.height}, {"fx", c.fx},
-          {"fy", c.fy},     {"cx", c.cx},       {"cy", c.cy},         {"pose", pose}};
+  json j = {{"name", v.name}, {"width", c.width}, {"height", c.height}, {"fx", c.fx},
+            {"fy", c.fy},     {"cx", c.cx},       {"cy", c.cy},         {"pose", pose}};
+  // How the image was made, where it is not a plain (box-filtered) pinhole image; keys only when they apply, so
+  // fingerprints of pinhole datasets keep their form.
+  const ImagePlan& p = v.plan;
+  if (!raster::is_pinhole(p.lens)) {
+    std::string lens = raster::to_string(p.lens.model);
+    for (int i = 0; i < raster::lens_param_count(p.lens.model); ++i) lens += " " + json(p.lens.params[i]).dump();
+    j["lens"] = lens;
+  }
+  if (p.box_downscale == 0)
+    j["resampling"] = std::string(to_string(p.interpolation)) + ", " + std::to_string(p.subsamples) + " x " +
+                      std::to_string(p.subsamples) + " samples";
+  if (!v.mask_path.empty()) j["mask"] = v.mask_path;
+  if (c.near_plane != raster::Camera{}.near_plane) j["near_plane"] = c.near_plane;
+  return j;
 }
 
 json parse(const std::string& text, const char* which) {

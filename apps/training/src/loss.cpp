@@ -28,13 +28,19 @@ void ImageLoss::check(const ImagePair& p) const {
   const std::size_t pixels = std::size_t(p.width) * p.height;
   check_view(p.image, pixels * 3, device(), "loss image [H, W, 3]");
   check_view(p.target, pixels * 4, device(), "loss target [H, W, 4]");
+  const bool masked = p.valid.count > 0;
+  if (masked) check_view(p.valid, pixels, device(), "loss valid-pixel mask [H, W]");
   const LossWindow& w = p.window;
   if (w.total_pixels > 0) {
     TG_CHECK_ARG(w.x0 >= 0 && w.y0 >= 0 && w.x0 <= w.x1 && w.y0 <= w.y1 && w.x1 <= p.width && w.y1 <= p.height,
                  "loss window [", w.x0, ", ", w.x1, ") x [", w.y0, ", ", w.y1, ") is not inside the ", p.width, "x",
                  p.height, " image");
-    TG_CHECK_ARG(std::size_t(w.x1 - w.x0) * std::size_t(w.y1 - w.y0) <= w.total_pixels, "loss window of ",
+    // With a mask, the window's valid pixels are a part of total_pixels (which cannot be checked here).
+    TG_CHECK_ARG(masked || std::size_t(w.x1 - w.x0) * std::size_t(w.y1 - w.y0) <= w.total_pixels, "loss window of ",
                  (w.x1 - w.x0) * (w.y1 - w.y0), " pixels is larger than its image of ", w.total_pixels, " pixels");
+  } else if (masked) {
+    TG_CHECK_ARG(p.valid_pixels > 0 && p.valid_pixels <= pixels, "loss: ", p.valid_pixels,
+                 " valid pixels given for a mask of ", pixels);
   }
 }
 
@@ -49,12 +55,16 @@ detail::LossArgs<float> make_args(const ImagePair& p, float lambda, Workspace& w
   for (int c = 0; c < 3; ++c) a.background[c] = p.background[c];
   a.lambda = lambda;
   a.window = make_ssim_window<float>();
+  a.valid = p.valid.count > 0 ? p.valid.data() : nullptr;
   if (p.window.total_pixels > 0) {
+    a.windowed = true;
     a.x0 = p.window.x0;
     a.y0 = p.window.y0;
     a.x1 = p.window.x1;
     a.y1 = p.window.y1;
-    a.total = p.window.total_pixels * 3;
+    a.counted = 3 * p.window.total_pixels;
+  } else {
+    a.counted = 3 * (a.valid ? p.valid_pixels : std::size_t(p.width) * p.height);
   }
   a.moments = ws.slot<float>(kMoments, 5 * a.elements());
   a.partials = with_grad ? ws.slot<float>(kPartials, 3 * a.elements()) : nullptr;

@@ -6,6 +6,14 @@
 //   3. rows:    horizontal window sums of the partials                           -> moments[0..2]
 //   4. columns: vertical sums, dL/dx = G*A + 2 x G*B + y G*C + L1 term           -> grad
 // Passes 3-4 apply the window's transpose (the same symmetric window with the same zero padding).
+//
+// With a valid-pixel mask, the loss is the same function of the image x~ that equals x on valid pixels and the
+// target y elsewhere, averaged over the valid pixels only: masked pixels add nothing to L1, MSE or the SSIM
+// mean, windows around valid pixels see the target there, and their gradient is zero.
+//
+// With a window (LossWindow: the pair is a crop of a larger image), only the valid pixels inside it count, the
+// means are over the larger image's valid pixels, and pixels of the crop outside the window are still read by
+// the SSIM windows of counted pixels (and get those terms' gradient).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -26,31 +34,33 @@ struct LossArgs {
   T* moments = nullptr;      // scratch [5][H, W, 3]
   T* partials = nullptr;     // scratch [3][H, W, 3]
   SsimWindow<T> window{};
-  // Counted pixels [x0, x1) x [y0, y1) and the element count of the means (LossWindow); total 0: every element
-  // counts and the means are over elements().
+  const std::uint8_t* valid = nullptr;  // [H, W], 0: a masked pixel (null: none is masked)
+  // Counted pixels [x0, x1) x [y0, y1) when windowed (a LossWindow; otherwise every pixel), less masked ones.
+  bool windowed = false;
   int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-  std::size_t total = 0;
+  // The element count of the means: 3 x the valid pixels (of the larger image with a window; elements() when
+  // nothing is masked or windowed).
+  std::size_t counted = 0;
 
   TG_HD std::size_t elements() const { return std::size_t(width) * height * 3; }
-  TG_HD std::size_t normalizer() const { return total > 0 ? total : elements(); }
-  TG_HD std::size_t counted_elements() const {
-    if (total == 0) return elements();
-    const int w = min(x1, width) - max(x0, 0), h = min(y1, height) - max(y0, 0);
-    return w > 0 && h > 0 ? std::size_t(w) * std::size_t(h) * 3 : 0;
-  }
-  TG_HD bool counted(std::size_t e) const {
-    if (total == 0) return true;
+  TG_HD bool masked(std::size_t e) const { return valid && valid[e / 3] == 0; }
+  TG_HD bool in_window(std::size_t e) const {
+    if (!windowed) return true;
     const int px = int((e / 3) % width), py = int(e / (std::size_t(width) * 3));
     return px >= x0 && px < x1 && py >= y0 && py < y1;
   }
-  TG_HD T x(std::size_t e) const { return clamp_image ? clamp(image[e], T(0), T(1)) : image[e]; }
+  TG_HD bool counts(std::size_t e) const { return !masked(e) && in_window(e); }
+  TG_HD T x(std::size_t e) const {
+    if (masked(e)) return y(e);
+    return clamp_image ? clamp(image[e], T(0), T(1)) : image[e];
+  }
   TG_HD T y(std::size_t e) const { return composite_target(target + (e / 3) * 4, int(e % 3), background); }
 };
 
 // Per-element sums the values are made of.
 template <class T>
 struct ElementSums {
-  T abs_diff, ssim, sq_diff;
+  T abs_diff, ssim, sq_diff, counted;  // counted: 1 for an element that counts
 };
 
 template <class T>
@@ -87,16 +97,16 @@ TG_HD TG_INLINE ElementSums<T> loss_columns_pass(const LossArgs<T>& a, std::size
     m[q] = window_sum(a.window, py, a.height, [&](int j) { return plane[std::size_t(j) * stride]; });
   }
   const SsimTerms<T> s = ssim_terms(m[0], m[1], m[2], m[3], m[4]);
-  const bool counted = a.counted(e);
+  const bool counts = a.counts(e);
   if (a.grad) {
-    const T scale = counted ? -a.lambda / T(a.normalizer()) : T(0);  // dL/dSSIM(pixel)
+    const T scale = counts ? -a.lambda / T(a.counted) : T(0);  // dL/dSSIM(pixel)
     a.partials[e] = scale * s.d_mu_x;
     a.partials[n + e] = scale * s.d_exx;
     a.partials[2 * n + e] = scale * s.d_exy;
   }
-  if (!counted) return {T(0), T(0), T(0)};
+  if (!counts) return {T(0), T(0), T(0), T(0)};
   const T d = a.x(e) - a.y(e);
-  return {d < T(0) ? -d : d, s.value, d * d};
+  return {d < T(0) ? -d : d, s.value, d * d, T(1)};
 }
 
 template <class T>
@@ -120,17 +130,24 @@ TG_HD TG_INLINE void gradient_columns_pass(const LossArgs<T>& a, std::size_t e) 
     g[q] = window_sum(a.window, py, a.height, [&](int j) { return plane[std::size_t(j) * stride]; });
   }
   const T xv = a.x(e), yv = a.y(e);
-  const T l1 = a.counted(e) ? (T(1) - a.lambda) / T(a.normalizer()) * abs_derivative(xv - yv) : T(0);
-  a.grad[e] = g[0] + T(2) * xv * g[1] + yv * g[2] + l1;
+  if (a.masked(e)) {  // x~ is the target there: no gradient
+    a.grad[e] = T(0);
+    return;
+  }
+  // Pixels outside a window get only the SSIM terms of the counted pixels whose windows reach them.
+  const T l1_scale = a.in_window(e) ? (T(1) - a.lambda) / T(a.counted) : T(0);
+  a.grad[e] = g[0] + T(2) * xv * g[1] + yv * g[2] + l1_scale * abs_derivative(xv - yv);
 }
 
-// The four LossValues from the totals of the element sums over `counted` of n elements (the means are over n).
+// The four LossValues from the totals of the element sums: the means are over n elements, of which `counted`
+// count here (n without a window; with one, the loss's 1 - ssim is taken as counted / n - ssim, so that the
+// values of the windows of a partition add up to the whole image's).
 template <class T>
-TG_HD TG_INLINE void finish_values(double abs_sum, double ssim_sum, double sq_sum, std::size_t n, std::size_t counted,
+TG_HD TG_INLINE void finish_values(double abs_sum, double ssim_sum, double sq_sum, double counted, std::size_t n,
                                    T lambda, float* values) {
   const double inv = n > 0 ? 1.0 / double(n) : 0.0;
   const double l1 = abs_sum * inv, ssim = ssim_sum * inv;
-  const double fraction = n > 0 ? double(counted) / double(n) : 0.0;  // 1 without a window
+  const double fraction = counted == double(n) ? 1.0 : counted / double(n);  // 1 without a window
   values[0] = float((1.0 - double(lambda)) * l1 + double(lambda) * (fraction - ssim));
   values[1] = float(l1);
   values[2] = float(ssim);

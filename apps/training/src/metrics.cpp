@@ -15,6 +15,10 @@ ImagePair image_pair(const TrainingView& view, const Buffer<float>& image, const
   pair.image = image.view();
   pair.target = view.image.view();
   for (int c = 0; c < 3; ++c) pair.background[c] = background[c];
+  if (!view.valid.empty()) {
+    pair.valid = view.valid.view();
+    pair.valid_pixels = view.valid_pixels;
+  }
   return pair;
 }
 

@@ -37,7 +37,28 @@ std::string run_config_json(const TrainConfig& config, const DatasetOptions& dat
   json j = json::parse(config_to_json(config));
   j["data"] = {
       {"path", data.path}, {"downscale", data.downscale}, {"eval", data.eval}, {"holdout_every", data.holdout_every}};
+  j["data"]["width"] = data.width;
+  j["data"]["max_width"] = data.max_width;
+  j["data"]["undistort"] = to_string(data.undistort);
+  j["data"]["interpolation"] = to_string(data.interpolation);
+  j["data"]["images"] = data.images;
+  j["data"]["masks"] = data.masks;
+  j["data"]["test_every"] = data.test_every;
+  j["data"]["skip_missing_images"] = data.skip_missing_images;
+  j["data"]["near_plane"] = data.near_plane;
   return j.dump(2);
+}
+
+std::string evaluation_json_line(int iteration, const std::string& split, const Evaluation& e) {
+  const json j = {{"iteration", iteration},
+                  {"eval",
+                   {{"split", split},
+                    {"views", e.views.size()},
+                    {"psnr", number(e.psnr)},
+                    {"ssim", number(e.ssim)},
+                    {"l1", number(e.l1)},
+                    {"seconds", e.seconds}}}};
+  return j.dump();
 }
 
 std::string progress_json_line(const Progress& p) {

@@ -301,7 +301,9 @@ Trainer::StepEvents Trainer::apply_step(const ApplyOptions& options) {
       if (options.statistics) {
         options.statistics(m_model);
       } else {
-        accumulate_density_stats(m_model, m_step.view->camera, m_step.settings, grads.mean2d.cview());
+        accumulate_density_stats(m_model, m_step.view->camera,
+                                 density_visibility(m_step.settings, dc.opacity_aware_visibility),
+                                 grads.mean2d.cview());
       }
     });
 
@@ -446,6 +448,15 @@ bool Trainer::run(const RunHooks& hooks) {
     }
     ++interval_iterations;
     if (m_iteration % m_config.log_every == 0 || m_iteration == m_config.iterations) report();
+    if (hooks.at_iteration &&
+        std::find(hooks.at_iterations.begin(), hooks.at_iterations.end(), m_iteration) != hooks.at_iterations.end()) {
+      synchronize(m_config.device);
+      const auto t0 = Clock::now();
+      hooks.at_iteration(m_iteration);
+      const auto spent = Clock::now() - t0;
+      seconds_before -= std::chrono::duration<double>(spent).count();  // evaluations and saves are not training
+      interval_start += spent;
+    }
     const bool due = every > 0 && (m_iteration % every == 0 ||
                                    (checkpoint_seconds > 0 && seconds_since(last_checkpoint) >= checkpoint_seconds));
     if (!hooks.checkpoint_path.empty() && due && m_iteration < m_config.iterations) {

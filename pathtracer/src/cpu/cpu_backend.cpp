@@ -8,7 +8,7 @@
 
 #include "../backend.h"
 #include "loops.h"
-#include "tilegrad/ad/accumulate.h"
+#include "tilegrad/ad/accumulator.h"
 #include "tilegrad/core/error.h"
 
 namespace tilegrad::pathtracer {
@@ -33,19 +33,19 @@ class CpuBackend final : public Backend {
 #pragma omp parallel for schedule(dynamic, 1)
     for (int y = 0; y < h; ++y)
       for (int x = 0; x < w; ++x) {
-        const Vec3<float> L = cpu::pixel_radiance(sc, st, x, y);
+        const Vec3<float> L = cpu_backend::pixel_radiance(sc, st, x, y);
         for (int c = 0; c < 3; ++c) image[(static_cast<std::size_t>(y) * w + x) * 3 + c] = L[c];
       }
   }
 
   BackwardStats backward(const RenderSettings& st, const GradientSettings& gs, const BackwardLayout& layout,
                          const float* d_image, float* d_params) override {
-    const SceneView<float> sc = m_scene.view();
+    const SceneView<float> sc = m_scene.view(samples_dormant(st, gs, m_scene.dormant.size()));
     BackwardStats stats;
     stats.strategy = gs.strategy;
     if (gs.strategy == Accumulation::Owned && !layout.tiles.fits()) stats.strategy = Accumulation::SortReduce;
     stats.pixel_samples = static_cast<std::size_t>(sc.camera.width) * sc.camera.height * st.spp;
-    stats.contributions = gs.interior ? stats.pixel_samples * max_involved(st, sc.num_spheres) : 0;
+    stats.contributions = gs.interior ? stats.pixel_samples * max_involved(st, sc.num_spheres, sc.num_dormant > 0) : 0;
     stats.edge_samples = gs.boundary && !st.soft ? layout.edges.total() : 0;
     const std::size_t n = m_scene.num_spheres();
     View<float> grad(d_params, n * kSphereParams, Device::Cpu);
@@ -86,7 +86,7 @@ class CpuBackend final : public Backend {
         const int x1 = std::min(x0 + kTileSize, sc.camera.width), y1 = std::min(y0 + kTileSize, sc.camera.height);
         for (int y = y0; y < y1; ++y)
           for (int x = x0; x < x1; ++x)
-            cpu::pixel_contributions(sc, st, x, y, d_image, [&](int, int, int id, const float* row) {
+            cpu_backend::pixel_contributions(sc, st, x, y, d_image, [&](int, int, int id, const float* row) {
               const std::uint32_t* it = std::lower_bound(ids, ids + listed, static_cast<std::uint32_t>(id));
               if (it == ids + listed || *it != static_cast<std::uint32_t>(id)) {
                 missing = true;
@@ -106,7 +106,7 @@ class CpuBackend final : public Backend {
 #pragma omp parallel for schedule(dynamic, 16)
       for (std::ptrdiff_t i = 0; i < curves; ++i) {
         const EdgeCurve& e = L.edges.curves[i];
-        cpu::curve_contributions(sc, st, e, d_image, [&](std::uint32_t k, const EdgeRows<float>& rows) {
+        cpu_backend::curve_contributions(sc, st, e, d_image, [&](std::uint32_t k, const EdgeRows<float>& rows) {
           auto put = [&](std::uint32_t row, const float* v) {  // the chunk's row holds the sum of its samples
             float* dst = &m_values[(static_cast<std::size_t>(row) + edge_chunk(e, k)) * kSphereParams];
             for (int c = 0; c < kSphereParams; ++c) dst[c] += v[c];
@@ -126,7 +126,7 @@ class CpuBackend final : public Backend {
     const auto sentinel = static_cast<std::uint32_t>(n);
     m_grad.assign((n + 1) * kSphereParams, 0.0f);
     const int w = sc.camera.width, h = sc.camera.height;
-    const int slots = max_involved(st, sc.num_spheres);
+    const int slots = max_involved(st, sc.num_spheres, sc.num_dormant > 0);
     const std::size_t per_pixel = static_cast<std::size_t>(st.spp) * slots;
     if (gs.interior) {
       const int rows = tile_rows_per_chunk(w, per_pixel) * kTileSize;
@@ -139,7 +139,7 @@ class CpuBackend final : public Backend {
         for (int y = y0; y < y1; ++y)
           for (int x = 0; x < w; ++x) {
             const std::size_t base = (static_cast<std::size_t>(y - y0) * w + x) * per_pixel;
-            cpu::pixel_contributions(sc, st, x, y, d_image, [&](int s, int k, int id, const float* row) {
+            cpu_backend::pixel_contributions(sc, st, x, y, d_image, [&](int s, int k, int id, const float* row) {
               const std::size_t i = base + static_cast<std::size_t>(s) * slots + k;
               m_ids[i] = static_cast<std::uint32_t>(id);
               std::memcpy(&m_values[i * kSphereParams], row, sizeof(float) * kSphereParams);
@@ -156,7 +156,7 @@ class CpuBackend final : public Backend {
 #pragma omp parallel for schedule(dynamic, 16)
       for (std::ptrdiff_t i = 0; i < curves; ++i) {
         const EdgeCurve& e = L.edges.curves[i];
-        cpu::curve_contributions(sc, st, e, d_image, [&](std::uint32_t k, const EdgeRows<float>& rows) {
+        cpu_backend::curve_contributions(sc, st, e, d_image, [&](std::uint32_t k, const EdgeRows<float>& rows) {
           const std::size_t slot = 2 * (static_cast<std::size_t>(e.first) + k);
           auto put = [&](std::size_t r, int id, const float* v) {
             m_ids[r] = static_cast<std::uint32_t>(id);

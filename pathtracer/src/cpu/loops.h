@@ -6,7 +6,7 @@
 #include "tilegrad/pathtracer/pixel_sample.h"
 #include "tilegrad/pathtracer/edge_sample.h"
 
-namespace tilegrad::pathtracer::cpu {
+namespace tilegrad::pathtracer::cpu_backend {
 
 template <class T>
 Vec3<T> pixel_radiance(const SceneView<T>& sc, const RenderSettings& st, int px, int py) {
@@ -47,4 +47,4 @@ void curve_contributions(const SceneView<T>& sc, const RenderSettings& st, const
   }
 }
 
-}  // namespace tilegrad::pathtracer::cpu
+}  // namespace tilegrad::pathtracer::cpu_backend

@@ -20,16 +20,16 @@ void check_inputs(const SceneT<T>& scene, const RenderSettings& rs) {
 }  // namespace
 
 template <class T>
-std::vector<T> reference_render(const SceneT<T>& scene, const RenderSettings& rs) {
+std::vector<T> reference_render(const SceneT<T>& scene, const RenderSettings& rs, const LightSets* sets) {
   check_inputs(scene, rs);
-  const PreparedScene<T> prepared = prepare_scene(scene);
-  const SceneView<T> sc = prepared.view();
+  const PreparedScene<T> prepared = prepare_scene(scene, sets);
+  const SceneView<T> sc = prepared.view(sets != nullptr && !rs.soft);
   const int w = sc.camera.width, h = sc.camera.height;
   std::vector<T> image(static_cast<std::size_t>(w) * h * 3);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
-      const Vec3<T> L = cpu::pixel_radiance(sc, rs, x, y);
+      const Vec3<T> L = cpu_backend::pixel_radiance(sc, rs, x, y);
       for (int c = 0; c < 3; ++c) image[(static_cast<std::size_t>(y) * w + x) * 3 + c] = L[c];
     }
   return image;
@@ -41,7 +41,7 @@ ReferenceGradient<T> reference_gradient(const SceneT<T>& scene, const RenderSett
   check_inputs(scene, rs);
   validate(gs);
   const PreparedScene<T> prepared = prepare_scene(scene);
-  const SceneView<T> sc = prepared.view();
+  const SceneView<T> sc = prepared.view(samples_dormant(rs, gs, prepared.dormant.size()));
   const int w = sc.camera.width, h = sc.camera.height;
   TG_CHECK_ARG(d_image.size() == static_cast<std::size_t>(w) * h * 3, "reference_gradient: d_image has ",
                d_image.size(), " values, expected ", static_cast<std::size_t>(w) * h * 3);
@@ -55,7 +55,7 @@ ReferenceGradient<T> reference_gradient(const SceneT<T>& scene, const RenderSett
     for (int y = 0; y < h; ++y) {
       std::vector<T> local(n, T(0));
       for (int x = 0; x < w; ++x)
-        cpu::pixel_contributions(sc, rs, x, y, d_image.data(), [&](int, int, int id, const T* row) {
+        cpu_backend::pixel_contributions(sc, rs, x, y, d_image.data(), [&](int, int, int id, const T* row) {
           for (int c = 0; c < kSphereParams; ++c) local[static_cast<std::size_t>(id) * kSphereParams + c] += row[c];
         });
       rows[y] = std::move(local);
@@ -69,7 +69,7 @@ ReferenceGradient<T> reference_gradient(const SceneT<T>& scene, const RenderSett
     std::vector<std::vector<T>> part(curves, std::vector<T>(2 * kSphereParams, T(0)));
 #pragma omp parallel for schedule(dynamic, 1)
     for (std::size_t i = 0; i < curves; ++i)
-      cpu::curve_contributions(sc, rs, edges.curves[i], d_image.data(), [&](std::uint32_t, const EdgeRows<T>& rows) {
+      cpu_backend::curve_contributions(sc, rs, edges.curves[i], d_image.data(), [&](std::uint32_t, const EdgeRows<T>& rows) {
         for (int c = 0; c < kSphereParams; ++c) {
           if (rows.has_a) part[i][c] += rows.a[c];
           if (rows.has_b) part[i][kSphereParams + c] += rows.b[c];
@@ -104,8 +104,10 @@ std::vector<std::uint64_t> reference_decisions(const SceneT<T>& scene, const Ren
         mix(ps.record.vertices);
         for (int b = 0; b < ps.record.vertices; ++b) {
           mix(ps.record.hit[b]);
-          mix(ps.record.light[b]);
-          mix(ps.record.light_used[b] ? 1 : 0);
+          for (int k = 0; k < kLightSlots; ++k) {
+            mix(ps.record.light[k][b]);
+            mix(ps.record.light_used[k][b] ? 1 : 0);
+          }
         }
       }
       out[static_cast<std::size_t>(y) * w + x] = sig;
@@ -113,8 +115,8 @@ std::vector<std::uint64_t> reference_decisions(const SceneT<T>& scene, const Ren
   return out;
 }
 
-template std::vector<float> reference_render<float>(const SceneT<float>&, const RenderSettings&);
-template std::vector<double> reference_render<double>(const SceneT<double>&, const RenderSettings&);
+template std::vector<float> reference_render<float>(const SceneT<float>&, const RenderSettings&, const LightSets*);
+template std::vector<double> reference_render<double>(const SceneT<double>&, const RenderSettings&, const LightSets*);
 template ReferenceGradient<float> reference_gradient<float>(const SceneT<float>&, const RenderSettings&,
                                                             const GradientSettings&, const std::vector<float>&);
 template ReferenceGradient<double> reference_gradient<double>(const SceneT<double>&, const RenderSettings&,

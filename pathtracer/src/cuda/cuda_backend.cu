@@ -6,7 +6,7 @@
 
 #include "../backend.h"
 #include "kernels.h"
-#include "tilegrad/ad/accumulate.h"
+#include "tilegrad/ad/accumulator.h"
 #include "tilegrad/core/cuda/check.h"
 #include "tilegrad/core/error.h"
 #include "tilegrad/pathtracer/pixel_sample.h"
@@ -14,7 +14,7 @@
 namespace tilegrad::pathtracer {
 namespace {
 
-using cuda_impl::Sink;
+using cuda_backend::Sink;
 
 template <class T>
 void upload(Buffer<T>& dst, const std::vector<T>& src) {
@@ -44,29 +44,34 @@ class CudaBackend final : public Backend {
     upload(m_geometry, scene.geometry);
     upload(m_material, scene.material);
     upload(m_lights, scene.lights);
+    upload(m_dormant, scene.dormant);
     upload(m_nodes, scene.bvh.nodes);
     upload(m_order, scene.bvh.order);
     m_view = SceneView<float>{};
     m_view.geometry = m_geometry.data();
     m_view.material = m_material.data();
     m_view.lights = m_lights.data();
+    m_view.dormant = m_dormant.data();
     m_view.nodes = m_nodes.data();
     m_view.order = m_order.data();
     m_view.num_spheres = static_cast<int>(scene.geometry.size());
     m_view.num_lights = static_cast<int>(scene.lights.size());
+    m_num_dormant = static_cast<int>(scene.dormant.size());
     m_view.num_nodes = static_cast<int>(scene.bvh.nodes.size());
     m_view.camera = scene.camera;
     m_layout_version = 0;
   }
 
-  void render(const RenderSettings& st, float* image) override { cuda_impl::launch_render(m_view, st, image); }
+  void render(const RenderSettings& st, float* image) override { cuda_backend::launch_render(m_view, st, image); }
 
   BackwardStats backward(const RenderSettings& st, const GradientSettings& gs, const BackwardLayout& L,
                          const float* d_image, float* d_params) override {
     BackwardStats stats;
     stats.strategy = gs.strategy == Accumulation::Owned && !L.tiles.fits() ? Accumulation::SortReduce : gs.strategy;
     const int n = m_view.num_spheres;
-    const int slots = max_involved(st, n);
+    SceneView<float> view = m_view;  // the forward's, with the dormant lights when they are sampled
+    view.num_dormant = samples_dormant(st, gs, static_cast<std::size_t>(m_num_dormant)) ? m_num_dormant : 0;
+    const int slots = max_involved(st, n, view.num_dormant > 0);
     stats.pixel_samples = static_cast<std::size_t>(m_view.camera.width) * m_view.camera.height * st.spp;
     stats.contributions = gs.interior ? stats.pixel_samples * slots : 0;
     stats.edge_samples = gs.boundary && !st.soft ? L.edges.total() : 0;
@@ -76,8 +81,8 @@ class CudaBackend final : public Backend {
     if (n == 0) return stats;
     upload_layout(L);
 
-    cuda_impl::InteriorArgs in{};
-    in.scene = m_view;
+    cuda_backend::InteriorArgs in{};
+    in.scene = view;
     in.settings = st;
     in.d_image = d_image;
     in.slots = slots;
@@ -85,8 +90,8 @@ class CudaBackend final : public Backend {
     in.first_tile = 0;
     in.num_tiles = static_cast<int>(L.tiles.tiles());
     in.sentinel = static_cast<std::uint32_t>(n);
-    cuda_impl::EdgeArgs edge{};
-    edge.scene = m_view;
+    cuda_backend::EdgeArgs edge{};
+    edge.scene = view;
     edge.settings = st;
     edge.d_image = d_image;
     edge.curves = m_curves.data();
@@ -99,8 +104,8 @@ class CudaBackend final : public Backend {
       case Accumulation::WarpAggregated: {
         in.grad = edge.grad = d_params;
         const Sink sink = sink_of(stats.strategy);
-        if (gs.interior) cuda_impl::launch_interior(sink, in);
-        cuda_impl::launch_edges(sink, edge);
+        if (gs.interior) cuda_backend::launch_interior(sink, in);
+        cuda_backend::launch_edges(sink, edge);
         break;
       }
       case Accumulation::SortReduce: sort_reduce(st, gs, L, in, edge, d_params, stats); break;
@@ -115,16 +120,19 @@ class CudaBackend final : public Backend {
   // per sphere instead of one row per tile: the reduction's fixed cost is a large share of one sample's
   // backward). With more samples, one block per tile measured faster: the hardware hands tiles to SMs as
   // they free up, where a static assignment leaves some SMs with more work than others.
-  std::uint32_t owned_block_rows(const RenderSettings& st, std::size_t n) const override {
-    if (n == 0 || n > static_cast<std::size_t>(kTileCapacity) || !cuda_impl::owned_block_rows_apply(st)) return 0;
-    if (m_resident == 0) m_resident = cuda_impl::owned_resident_blocks();
+  // Not with dormant lights: their samples run in the general kernel (see launch_interior).
+  std::uint32_t owned_block_rows(const RenderSettings& st, std::size_t n, bool dormant) const override {
+    if (n == 0 || n > static_cast<std::size_t>(kTileCapacity) || dormant || !cuda_backend::owned_block_rows_apply(st))
+      return 0;
+    if (m_resident == 0) m_resident = cuda_backend::owned_resident_blocks();
     const std::size_t tiles = static_cast<std::size_t>((m_view.camera.width + kTileSize - 1) / kTileSize) *
                               ((m_view.camera.height + kTileSize - 1) / kTileSize);
     return static_cast<std::uint32_t>(std::min<std::size_t>(m_resident, tiles));
   }
 
   std::size_t memory_bytes() const override {
-    return m_geometry.bytes() + m_material.bytes() + m_lights.bytes() + m_nodes.bytes() + m_order.bytes() +
+    return m_geometry.bytes() + m_material.bytes() + m_lights.bytes() + m_dormant.bytes() + m_nodes.bytes() +
+           m_order.bytes() +
            m_curves.bytes() + m_tile_offsets.bytes() + m_tile_ids.bytes() + m_pair_slot.bytes() +
            m_segments.bytes() + m_tile_order.bytes() + m_values.bytes() + m_ids.bytes() + m_grad.bytes() +
            m_missing.bytes() + m_acc.workspace_bytes();
@@ -145,7 +153,7 @@ class CudaBackend final : public Backend {
   // Records of one chunk of tile rows at a time (at most kRecordBudget), reduced into an extra-row gradient
   // whose last row takes the sentinel records.
   void sort_reduce(const RenderSettings& st, const GradientSettings& gs, const BackwardLayout& L,
-                   cuda_impl::InteriorArgs in, cuda_impl::EdgeArgs edge, float* d_params, BackwardStats& stats) {
+                   cuda_backend::InteriorArgs in, cuda_backend::EdgeArgs edge, float* d_params, BackwardStats& stats) {
     const std::size_t n = static_cast<std::size_t>(m_view.num_spheres);
     m_grad.reset((n + 1) * kSphereParams, Device::Cuda);
     m_grad.zero();
@@ -158,7 +166,7 @@ class CudaBackend final : public Backend {
         in.num_tiles = (ty1 - ty) * L.tiles.tiles_x;
         const std::size_t count = static_cast<std::size_t>(in.num_tiles) * kTileSize * kTileSize * per_pixel;
         reserve_records(count, in.ids, in.values);
-        cuda_impl::launch_interior(Sink::Records, in);
+        cuda_backend::launch_interior(Sink::Records, in);
         reduce_records(count, stats);
         ++stats.record_chunks;
       }
@@ -166,7 +174,7 @@ class CudaBackend final : public Backend {
     if (edge.total > 0) {  // two record slots per sample: spheres a and b of its curve
       const std::size_t count = 2 * static_cast<std::size_t>(edge.total);
       reserve_records(count, edge.ids, edge.values);
-      cuda_impl::launch_edges(Sink::Records, edge);
+      cuda_backend::launch_edges(Sink::Records, edge);
       reduce_records(count, stats);
     }
     TG_CUDA_CHECK(cudaMemcpyAsync(d_params, m_grad.data(), sizeof(float) * n * kSphereParams, cudaMemcpyDeviceToDevice));
@@ -188,8 +196,8 @@ class CudaBackend final : public Backend {
     m_acc.accumulate(Accumulation::SortReduce, c, m_grad.view(), {false});
   }
 
-  void owned(const GradientSettings& gs, const BackwardLayout& L, cuda_impl::InteriorArgs in,
-             cuda_impl::EdgeArgs edge, float* d_params, BackwardStats& stats) {
+  void owned(const GradientSettings& gs, const BackwardLayout& L, cuda_backend::InteriorArgs in,
+             cuda_backend::EdgeArgs edge, float* d_params, BackwardStats& stats) {
     const std::size_t rows = L.owned.rows();
     grow(m_values, rows * kSphereParams);
     // Each kernel writes every slot it owns; a switched-off term leaves zeros.
@@ -222,15 +230,15 @@ class CudaBackend final : public Backend {
       in.block_rows = L.owned.block_rows;
       in.segments = m_segments.data();
       in.tile_order = m_tile_order.data();
-      cuda_impl::launch_interior(Sink::Owned, in);
+      cuda_backend::launch_interior(Sink::Owned, in);
       if (beside) {
         TG_CUDA_CHECK(cudaStreamWaitEvent(m_side.stream, m_side.ready, 0));
-        cuda_impl::launch_edges(Sink::Owned, edge, m_side.stream);
+        cuda_backend::launch_edges(Sink::Owned, edge, m_side.stream);
         TG_CUDA_CHECK(cudaEventRecord(m_side.done, m_side.stream));
         TG_CUDA_CHECK(cudaStreamWaitEvent(0, m_side.done, 0));
       }
     } else {
-      cuda_impl::launch_edges(Sink::Owned, edge);
+      cuda_backend::launch_edges(Sink::Owned, edge);
     }
     TG_CUDA_CHECK(cudaMemsetAsync(d_params, 0, sizeof(float) * m_view.num_spheres * kSphereParams));
     AccumulateOptions sum_options;
@@ -249,7 +257,8 @@ class CudaBackend final : public Backend {
 
   Buffer<SphereGeometry<float>> m_geometry;
   Buffer<SphereMaterial<float>> m_material;
-  Buffer<std::int32_t> m_lights;
+  Buffer<std::int32_t> m_lights, m_dormant;
+  int m_num_dormant = 0;
   Buffer<BvhNode> m_nodes;
   Buffer<std::uint32_t> m_order;
   SceneView<float> m_view;

@@ -6,11 +6,11 @@
 
 #include "kernels.h"
 #include "tilegrad/ad/cuda/accumulate_device.cuh"
+#include "tilegrad/ad/cuda/warp_sum_by_key.cuh"
 #include "tilegrad/core/cuda/launch.cuh"
 #include "tilegrad/pathtracer/edge_sample.h"
-#include "warp_sum.cuh"
 
-namespace tilegrad::pathtracer::cuda_impl {
+namespace tilegrad::pathtracer::cuda_backend {
 namespace {
 
 constexpr unsigned kBlock = 128;
@@ -68,10 +68,10 @@ __global__ void __launch_bounds__(kBlock) edge_kernel(EdgeArgs a) {
     const std::size_t chunk = edge_chunk(e, k);
     float* da = a.owned + (e.row_a + chunk) * kSphereParams;
     float* db = e.b >= 0 ? a.owned + (e.row_b + chunk) * kSphereParams : nullptr;
-    warp_sum_by_key(curve, rows.a, [&](int c, float v) {
+    cuda::warp_sum_by_key(curve, rows.a, [&](int c, float v) {
       if (in_range) da[c] = v;
     });
-    warp_sum_by_key(curve, rows.b, [&](int c, float v) {
+    cuda::warp_sum_by_key(curve, rows.b, [&](int c, float v) {
       if (in_range && db) db[c] = v;
     });
   }
@@ -91,4 +91,4 @@ void launch_edges(Sink sink, const EdgeArgs& a, cudaStream_t stream) {
   TG_CUDA_CHECK_LAUNCH();
 }
 
-}  // namespace tilegrad::pathtracer::cuda_impl
+}  // namespace tilegrad::pathtracer::cuda_backend

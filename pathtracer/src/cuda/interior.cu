@@ -17,12 +17,12 @@
 #include "../layout.h"
 #include "kernels.h"
 #include "tilegrad/ad/cuda/accumulate_device.cuh"
+#include "tilegrad/ad/cuda/warp_sum_by_key.cuh"
 #include "tilegrad/core/cuda/launch.cuh"
 #include "tilegrad/core/error.h"
 #include "tilegrad/pathtracer/pixel_sample.h"
-#include "warp_sum.cuh"
 
-namespace tilegrad::pathtracer::cuda_impl {
+namespace tilegrad::pathtracer::cuda_backend {
 namespace {
 
 constexpr int kBlock = kTileSize * kTileSize;
@@ -52,8 +52,13 @@ __device__ inline int find(const std::uint32_t* table, int n, std::uint32_t id) 
 // for balance), its partials are indexed by sphere id and kept over all of its tiles, and it writes one row
 // per sphere at the end (no tile tables, no search). Otherwise one block per tile, and Owned writes one row
 // per tile and listed sphere.
+//
+// The general hard kernel (MAX_DEPTH = kMaxDepth) also samples the dormant lights when the scene view lists
+// them, for paths and for one vertex alike (a.slots contributions per sample); the one-vertex kernels carry
+// no dormant-light code.
 template <Sink SINK, bool SOFT, int MAX_DEPTH, bool HOLD, bool BY_BLOCK>
 __global__ void __launch_bounds__(kBlock, !SOFT && MAX_DEPTH == 1 ? (HOLD ? 2 : 3) : 1) interior_kernel(InteriorArgs a) {
+  constexpr bool kDormant = !SOFT && MAX_DEPTH > 1;
   static_assert(!HOLD || (SINK == Sink::Owned && !SOFT && MAX_DEPTH == 1), "rows are held for one-vertex Owned only");
   static_assert(!BY_BLOCK || (SINK == Sink::Owned && !HOLD), "block rows are for Owned without held rows");
   constexpr bool kOwned = SINK == Sink::Owned;
@@ -115,7 +120,7 @@ __global__ void __launch_bounds__(kBlock, !SOFT && MAX_DEPTH == 1 ? (HOLD ? 2 : 
         j = BY_BLOCK ? static_cast<int>(id) : find(table, listed, id);
         if (j < 0) *a.missing = 1u;
       }
-      warp_sum_by_key(id, row, [&](int c, float v) {
+      cuda::warp_sum_by_key(id, row, [&](int c, float v) {
         if (j >= 0) part[warp][j][c] += v;
       });
       __syncwarp();  // the next call's writer of the same sphere may be another lane of this warp
@@ -134,7 +139,7 @@ __global__ void __launch_bounds__(kBlock, !SOFT && MAX_DEPTH == 1 ? (HOLD ? 2 : 
       PixelSample<float> ps;
       int count = 0;
       if (active) {
-        ps.template trace_as<SOFT, MAX_DEPTH>(sc, st, px, py, s);
+        ps.template trace_as<SOFT, MAX_DEPTH, kDormant>(sc, st, px, py, s);
         count = ps.count;
       }
 #pragma unroll
@@ -143,7 +148,7 @@ __global__ void __launch_bounds__(kBlock, !SOFT && MAX_DEPTH == 1 ? (HOLD ? 2 : 
         const bool valid = k < count;
         std::uint32_t id = kNoKey;
         if (valid) {
-          ps.template gradient_row_as<SOFT, MAX_DEPTH>(sc, st, k, g, weight, row);
+          ps.template gradient_row_as<SOFT, MAX_DEPTH, kDormant>(sc, st, k, g, weight, row);
           id = static_cast<std::uint32_t>(ps.sphere(k));
         } else {
 #pragma unroll
@@ -231,12 +236,13 @@ void launch_as(Sink sink, const InteriorArgs& a) {
 void launch_interior(Sink sink, const InteriorArgs& a) {
   if (a.num_tiles == 0) return;
   TG_ASSERT(a.block_rows == 0 || (sink == Sink::Owned && a.scene.num_spheres <= kTileCapacity &&
-                                   owned_block_rows_apply(a.settings)),
-            "block rows are for Owned, one hard vertex, one sample and at most ", kTileCapacity, " spheres");
-  // Separate code for soft visibility, one hard vertex, and paths (see PixelSample::trace_as).
+                                   a.scene.num_dormant == 0 && owned_block_rows_apply(a.settings)),
+            "block rows are for Owned, one hard vertex, no dormant lights, one sample and at most ", kTileCapacity,
+            " spheres");
+  // Separate code for soft visibility, one hard vertex, and paths or dormant lights (see PixelSample::trace_as).
   if (a.settings.soft) {
     launch_as<true, 1>(sink, a);
-  } else if (path_depth(a.settings) == 1) {
+  } else if (path_depth(a.settings) == 1 && a.scene.num_dormant == 0) {
     TG_ASSERT(a.slots == kHeldSlots, "one-vertex samples have ", kHeldSlots, " contribution slots (got ", a.slots, ")");
     launch_as<false, 1>(sink, a);
   } else {
@@ -256,4 +262,4 @@ std::uint32_t owned_resident_blocks() {
   return static_cast<std::uint32_t>(std::max(per_sm, 1) * sms);
 }
 
-}  // namespace tilegrad::pathtracer::cuda_impl
+}  // namespace tilegrad::pathtracer::cuda_backend

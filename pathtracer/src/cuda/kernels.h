@@ -8,7 +8,7 @@
 #include "tilegrad/pathtracer/scene_view.h"
 #include "tilegrad/pathtracer/settings.h"
 
-namespace tilegrad::pathtracer::cuda_impl {
+namespace tilegrad::pathtracer::cuda_backend {
 
 // How a kernel hands its gradient rows on.
 enum class Sink {
@@ -60,4 +60,4 @@ void launch_edges(Sink sink, const EdgeArgs& args, cudaStream_t stream = 0);
 
 void launch_render(const SceneView<float>& scene, const RenderSettings& settings, float* image);
 
-}  // namespace tilegrad::pathtracer::cuda_impl
+}  // namespace tilegrad::pathtracer::cuda_backend

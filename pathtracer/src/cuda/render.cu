@@ -4,7 +4,7 @@
 #include "tilegrad/core/cuda/launch.cuh"
 #include "tilegrad/pathtracer/pixel_sample.h"
 
-namespace tilegrad::pathtracer::cuda_impl {
+namespace tilegrad::pathtracer::cuda_backend {
 namespace {
 
 template <bool SOFT, int MAX_DEPTH>
@@ -41,4 +41,4 @@ void launch_render(const SceneView<float>& sc, const RenderSettings& st, float* 
   TG_CUDA_CHECK_LAUNCH();
 }
 
-}  // namespace tilegrad::pathtracer::cuda_impl
+}  // namespace tilegrad::pathtracer::cuda_backend

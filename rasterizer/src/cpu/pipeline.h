@@ -1,45 +1,37 @@
 // The CPU reference of the whole rasterizer, templated on the scalar (float for the API, double for
-// finite-difference tests): project -> bin -> blend, and the backward in reverse.
+// finite-difference tests): project -> bin -> blend, and the backward in reverse. The per-Gaussian and
+// per-fragment math is element/'s, the same the CUDA kernels run.
 #pragma once
 #include <cstdint>
 #include <vector>
 
+#include "backend.h"
 #include "tilegrad/ad/accumulation.h"
-#include "tilegrad/rasterizer/element/projection.h"
-#include "tilegrad/rasterizer/element/tiles.h"
+#include "tilegrad/rasterizer/element/record.h"
 #include "tilegrad/rasterizer/settings.h"
 
-namespace tilegrad::raster::cpu {
+namespace tilegrad::raster::cpu_backend {
 
-// Packed per-Gaussian projection record; (kExtentX, kExtentY) are the half-widths of its tile box
-// (footprint_extents).
-enum Proj : int { kU = 0, kV, kA, kB, kC, kOpacity, kRed, kGreen, kBlue, kDepth, kExtentX, kExtentY, kProjWidth };
-
-// The tiles of a projection record: binning and the backward's slot lookup read them from the same values.
+// Where the forward writes: image [H * W * 3], alpha [H * W], depth [H * W] or null (not rendered).
 template <class T>
-TG_HD inline TileRect record_tiles(const T* r, const TileGrid& g) {
-  return footprint_tiles(float(r[kU]), float(r[kV]), float(r[kExtentX]), float(r[kExtentY]), g);
-}
+struct Images {
+  T* image;
+  T* alpha;
+  T* depth;
+};
 
+// Where the backward writes, every value (zeros for Gaussians not rendered): the parameters' gradients (sh or
+// colors, the other null), mean2d [N, 2], and mean2d_abs [N, 2] or null (not requested).
 template <class T>
-struct Params {
-  std::size_t count = 0;
-  int stored_degree = 0;
-  const T* means = nullptr;
-  const T* log_scales = nullptr;
-  const T* quats = nullptr;
-  const T* opacity_logits = nullptr;
-  const T* sh = nullptr;      // [N, (stored_degree + 1)^2, 3]
-  const T* colors = nullptr;  // optional [N, 3]
+struct ParamGradients {
+  T *means, *log_scales, *quats, *opacity_logits, *sh, *colors, *mean2d, *mean2d_abs;
 };
 
 template <class T>
 struct State {
-  ProjectionCamera camera{};
-  TileGrid grid{};
+  ProjectionSettings projection{};
   RasterSettings settings{};
-  int active_degree = 0;
-  std::vector<T> projected;               // [N, kProjWidth]
+  std::vector<T> projected;               // [N, kProjWidth] (zeros for culled Gaussians)
   std::vector<std::uint8_t> clamped;      // [N] colour-clamp mask
   std::vector<std::uint32_t> offsets;     // [N + 1] instance slots per Gaussian
   std::vector<std::uint32_t> instance_gaussian;  // [I]
@@ -47,21 +39,16 @@ struct State {
   std::vector<std::uint32_t> tile_start;         // [tiles + 1]
   std::vector<std::uint32_t> contributors;       // [H * W]
   std::vector<T> final_transmittance;            // [H * W]
-  std::vector<T> image, alpha, depth;            // [H*W*3], [H*W], [H*W]
   std::size_t visible = 0;
+  const TileGrid& grid() const { return projection.grid; }
 };
 
 template <class T>
-struct Grads {
-  std::vector<T> means, log_scales, quats, opacity_logits, sh, colors, mean2d, mean2d_abs;
-};
+void forward(const ParamArrays<T>& p, const ProjectionCamera& camera, const RasterSettings& settings, State<T>& s,
+             const Images<T>& out);
 
 template <class T>
-void forward(const Params<T>& p, const ProjectionCamera& camera, const RasterSettings& settings, State<T>& s);
+void backward(const ParamArrays<T>& p, const State<T>& s, const LossGradients<T>& dl, Accumulation accumulation,
+              const ParamGradients<T>& g);
 
-// dl_dalpha and dl_ddepth may be null.
-template <class T>
-void backward(const Params<T>& p, const State<T>& s, const T* dl_dimage, const T* dl_dalpha, const T* dl_ddepth,
-              Accumulation accumulation, Grads<T>& g);
-
-}  // namespace tilegrad::raster::cpu
+}  // namespace tilegrad::raster::cpu_backend

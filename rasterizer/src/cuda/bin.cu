@@ -1,6 +1,6 @@
 // CUDA binning in two short sorts, over the packed visible Gaussians v = 0..V-1 (device_state.h). The reference
-// order (cpu::bin) sorts every instance by the 8-byte key tile << 32 | depth bits, stably over the Gaussian-major
-// instance list. Here:
+// order (the CPU pipeline's bin) sorts every instance by the 8-byte key tile << 32 | depth bits, stably over the
+// Gaussian-major instance list. Here:
 //   1. the visible Gaussians (ascending v) are sorted stably by their depth bits: 4-byte keys, one per visible
 //      Gaussian, not one per instance;
 //   2. their instances are emitted in that order, keyed by the tile id alone;
@@ -15,20 +15,22 @@
 
 #include "cuda/bin.h"
 #include "cuda/common.cuh"
-#include "cuda/run_cub.h"
+#include "cuda/workspace_slots.h"
 #include "tilegrad/core/cuda/radix_bits.h"
+#include "tilegrad/core/cuda/run_cub.h"
 
 namespace tilegrad::raster::cuda_backend {
 namespace {
 
 using cuda::global_thread;
+using cuda::run_cub;
 using U32 = std::uint32_t;
 
 // Depth keys of the visible Gaussians, with their visible indices as the values that travel with them.
 __global__ void depth_keys_kernel(std::size_t count, const float* proj, U32* keys, U32* ids) {
   const std::size_t v = global_thread();
   if (v >= count) return;
-  keys[v] = depth_bits(proj[v * kProjWidth + cpu::kDepth]);
+  keys[v] = depth_bits(proj[v * kProjWidth + kDepth]);
   ids[v] = static_cast<U32>(v);
 }
 
@@ -45,7 +47,7 @@ __global__ void emit_kernel(std::size_t count, const U32* order, const U32* firs
   const std::size_t i = global_thread();
   if (i >= count) return;
   const U32 v = order[i];
-  const TileRect rect = cpu::record_tiles(proj + std::size_t(v) * kProjWidth, grid);
+  const TileRect rect = record_tiles(proj + std::size_t(v) * kProjWidth, grid);
   std::size_t out = first[i];
   for (int ty = rect.y0; ty < rect.y1; ++ty)
     for (int tx = rect.x0; tx < rect.x1; ++tx, ++out) {
@@ -89,7 +91,7 @@ Buffer<U32> depth_order(const DeviceState& s) {
 }  // namespace
 
 void bin_instances(DeviceState& s) {
-  const std::size_t tiles = std::size_t(s.grid.count());
+  const std::size_t tiles = std::size_t(s.grid().count());
   s.tile_start = Buffer<U32>(tiles + 1, Device::Cuda);
   if (s.instances == 0) {
     s.sorted_visible = Buffer<U32>(0, Device::Cuda);
@@ -104,7 +106,7 @@ void bin_instances(DeviceState& s) {
   });
   Buffer<U32> keys[2] = {Buffer<U32>(s.instances, Device::Cuda), Buffer<U32>(s.instances, Device::Cuda)};
   Buffer<U32> values[2] = {Buffer<U32>(s.instances, Device::Cuda), Buffer<U32>(s.instances, Device::Cuda)};
-  cuda::launch(emit_kernel, s.visible, kBlock, 0, s.visible, order.data(), first.data(), s.projected.data(), s.grid,
+  cuda::launch(emit_kernel, s.visible, kBlock, 0, s.visible, order.data(), first.data(), s.projected.data(), s.grid(),
                keys[0].data(), values[0].data());
   cub::DoubleBuffer<U32> k(keys[0].data(), keys[1].data()), v(values[0].data(), values[1].data());
   const int end_bit = cuda::radix_bits(tiles - 1);  // tile ids < tiles: higher bits are zero
@@ -117,13 +119,13 @@ void bin_instances(DeviceState& s) {
 
 // The tiles by descending instance count (the blend kernels' launch order, see TileBand); the sort is stable,
 // so equal counts keep ascending ids. Scratch in four workspace slots (no allocation per call).
-void order_tiles(DeviceState& s, Workspace& ws, std::size_t first_slot) {
-  const std::size_t tiles = std::size_t(s.grid.count());
+void order_tiles(DeviceState& s, Workspace& ws) {
+  const std::size_t tiles = std::size_t(s.grid().count());
   s.tile_order = Buffer<U32>(tiles, Device::Cuda);
   if (tiles == 0) return;
-  U32* counts = ws.slot<U32>(first_slot, tiles);
-  U32* sorted_counts = ws.slot<U32>(first_slot + 1, tiles);
-  U32* ids = ws.slot<U32>(first_slot + 2, tiles);
+  U32* counts = ws.slot<U32>(Slot::TileCounts, tiles);
+  U32* sorted_counts = ws.slot<U32>(Slot::TileCountsSorted, tiles);
+  U32* ids = ws.slot<U32>(Slot::TileIds, tiles);
   cuda::launch(tile_count_kernel, tiles, kBlock, 0, s.tile_start.data(), int(tiles), counts, ids);
   const int end_bit = cuda::radix_bits(s.instances);  // counts <= instances
   run_cub(
@@ -131,7 +133,7 @@ void order_tiles(DeviceState& s, Workspace& ws, std::size_t first_slot) {
         return cub::DeviceRadixSort::SortPairsDescending(temp, bytes, counts, sorted_counts, ids, s.tile_order.data(),
                                                          static_cast<int>(tiles), 0, end_bit);
       },
-      ws, first_slot + 3);
+      ws, Slot::TileSortTemp);
 }
 
 }  // namespace tilegrad::raster::cuda_backend

@@ -6,12 +6,12 @@
 namespace tilegrad::raster::cuda_backend {
 
 // Fills s.sorted_visible [s.instances] (visible indices) and s.tile_start [tiles + 1] in the order of the
-// reference binning (cpu::bin: by tile, then depth, then Gaussian index). Reads the packed s.projected and
-// s.offsets, s.grid, s.visible and s.instances. Its scratch lives for the call only.
+// reference binning (the CPU pipeline's: by tile, then depth, then Gaussian index). Reads the packed s.projected
+// and s.offsets, s.grid(), s.visible and s.instances. Its scratch lives for the call only.
 void bin_instances(DeviceState& s);
 
 // Fills s.tile_order [tiles]: the tiles by descending instance count (from s.tile_start), the order in which
-// the blend kernels take them (TileBand). Uses workspace slots first_slot .. first_slot + 3.
-void order_tiles(DeviceState& s, Workspace& ws, std::size_t first_slot);
+// the blend kernels take them (TileBand). Scratch in the Slot::Tile* workspace slots.
+void order_tiles(DeviceState& s, Workspace& ws);
 
 }  // namespace tilegrad::raster::cuda_backend

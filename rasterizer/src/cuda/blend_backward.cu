@@ -1,18 +1,17 @@
 // CUDA blend backward: one block per tile band (see TileBand), one thread per pixel, back to front from the
-// band's last contributor. Each (pixel, instance) pair yields the 12-float gradient record of
-// projection_backward.h, which reaches the Gaussians (by visible index v: the forward state is packed, see
-// device_state.h) by one of three routes:
+// band's last contributor (element/blend.h: the reverse sweep, fragment_backward). Each (pixel, instance) pair
+// yields a gradient record (element/record.h), which reaches the Gaussians (by visible index v: the forward state
+// is packed, see device_state.h) by one of three routes:
 //   Atomic          - every pixel atomically adds its record to the Gaussian (the original 3DGS scheme);
 //   WarpAggregated  - the warp sums its pixels' records, one lane per component adds atomically (the gsplat
 //                     scheme);
 //   Owned           - the warp sums, the block combines its warps in a fixed order and writes ONE record per
 //                     instance into the instance's own slot: no atomics; the per-Gaussian sum over the
 //                     Gaussian's contiguous slots is the AD layer's exact segmented sum.
-#include "cuda/backend.h"
 #include "cuda/blend_backward.h"
 #include "cuda/common.cuh"
 #include "tilegrad/ad/cuda/warp_reduce_scatter.cuh"
-#include "tilegrad/rasterizer/element/projection_backward.h"
+#include "tilegrad/rasterizer/element/blend.h"
 
 namespace tilegrad::raster::cuda_backend {
 namespace {
@@ -21,7 +20,7 @@ namespace {
 // memory with the staged splats, so wider records get smaller rounds.
 template <int W>
 constexpr int batch_for() {
-  return W == 9 ? 128 : 64;
+  return W == kGrad2dCoreWidth ? 128 : 64;
 }
 constexpr unsigned kFull = 0xFFFFFFFFu;
 
@@ -30,7 +29,7 @@ constexpr unsigned kFull = 0xFFFFFFFFu;
 // values; with bands, the band's dense slots of record_strips.h).
 __device__ inline std::uint32_t instance_slot(const BlendBackwardArgs& a, std::uint32_t v, int tile) {
   const float* r = a.proj + std::size_t(v) * kProjWidth;
-  const TileRect rect = cpu::record_tiles(r, a.grid);
+  const TileRect rect = record_tiles(r, a.grid);
   const int tx = tile % a.grid.tiles_x, ty = tile / a.grid.tiles_x;
   return a.offsets[v] + std::uint32_t((ty - max(rect.y0, a.row_begin)) * (rect.x1 - rect.x0) + (tx - rect.x0));
 }
@@ -44,62 +43,11 @@ __device__ inline std::uint32_t record_row(const BlendBackwardArgs& a, std::uint
   return MODE == Accumulation::Owned ? instance_slot(a, v, band.tile) : entry;
 }
 
-// One pixel's walk from back to front: its fixed loss gradients and what it has passed so far.
-struct PixelWalk {
-  float px, py;
-  float t_final;                            // transmittance after the last contributor
-  float g_rgb[3] = {0.0f, 0.0f, 0.0f}, g_alpha_out = 0.0f, g_depth = 0.0f, g_background = 0.0f;
-  float trans;                              // transmittance in front of the current fragment
-  float behind[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // colour and depth composited behind it
-};
-
-// The gradient record of splat `sp` at this pixel into v[0..W) (zeros left as they are when the splat does
-// not touch the pixel); advances the walk past it. Returns whether the splat contributed.
-template <int W>
-__device__ inline bool fragment_record(PixelWalk& p, const Splat<float>& sp, float4 cd, const Thresholds& th,
-                                       float* v) {
-  constexpr bool kExtra = W == kGrad2dWidth;  // depth and |dL/dmean2d| as well
-  const Fragment<float> f = fragment_at(sp, p.px, p.py, th);
-  if (!f.used) return false;
-  const float col[4] = {cd.x, cd.y, cd.z, cd.w};
-  const float one_minus = 1.0f - f.alpha;
-  p.trans = p.trans / one_minus;
-  const float weight = f.alpha * p.trans;
-  float g_a = 0.0f;
-#pragma unroll
-  for (int c = 0; c < 3; ++c) {
-    v[kGradColor + c] = weight * p.g_rgb[c];
-    g_a += (col[c] - p.behind[c]) * p.g_rgb[c];
-  }
-  if constexpr (kExtra) v[kGradDepth] = weight * p.g_depth;
-  g_a += (col[3] - p.behind[3]) * p.g_depth;
-  g_a = g_a * p.trans + (p.g_alpha_out - p.g_background) * p.t_final / one_minus;
-#pragma unroll
-  for (int c = 0; c < 4; ++c) p.behind[c] = f.alpha * col[c] + one_minus * p.behind[c];
-  if (!f.clamped) {
-    v[kGradOpacity] = g_a * f.weight;
-    const float g_power = g_a * f.alpha;
-    const float g_u = -g_power * (sp.a * f.dx + sp.b * f.dy);
-    const float g_v = -g_power * (sp.c * f.dy + sp.b * f.dx);
-    v[kGradU] = g_u;
-    v[kGradV] = g_v;
-    if constexpr (kExtra) {
-      v[kGradAbsU] = fabsf(g_u);
-      v[kGradAbsV] = fabsf(g_v);
-    }
-    v[kGradConicA] = -0.5f * g_power * f.dx * f.dx;
-    v[kGradConicB] = -g_power * f.dx * f.dy;
-    v[kGradConicC] = -0.5f * g_power * f.dy * f.dy;
-  }
-  return true;
-}
-
 // MIN_BLOCKS = 4 (chosen for sparse tiles, see launch_blend_backward) holds whole-tile blocks to 64 registers
 // (the warp-summed modes need 74-78; their shared memory allows 4-5 blocks): a few spilled bytes buy a third
 // more warps to hide the loop's latency. Band blocks are smaller; the bound leaves them as they are.
 template <Accumulation MODE, int W, int PARTS, int MIN_BLOCKS>
 __global__ void __launch_bounds__(kTilePixels / PARTS, MIN_BLOCKS) blend_backward_kernel(BlendBackwardArgs a) {
-  static_assert(W == 9 || W == kGrad2dWidth, "records hold 9 or 12 floats");
   constexpr int kBatch = batch_for<W>();
   constexpr int kThreads = TileBand<PARTS>::kThreads, kWarps = kThreads / cuda::kWarpSize;
   __shared__ Splat<float> s_splat[kBatch];
@@ -134,18 +82,15 @@ __global__ void __launch_bounds__(kTilePixels / PARTS, MIN_BLOCKS) blend_backwar
     }
   }
 
-  PixelWalk walk;
-  walk.px = x + 0.5f;
-  walk.py = y + 0.5f;
-  walk.t_final = inside ? a.final_transmittance[pix] : 1.0f;
+  const float t_final = inside ? a.final_transmittance[pix] : 1.0f;
+  Vec3<float> g_rgb = Vec3<float>::zero();
+  float g_alpha = 0.0f, g_depth = 0.0f;
   if (inside) {
-    for (int c = 0; c < 3; ++c) walk.g_rgb[c] = a.dl_dimage[3 * pix + c];
-    if (a.dl_dalpha) walk.g_alpha_out = a.dl_dalpha[pix];
-    if (a.dl_ddepth) walk.g_depth = a.dl_ddepth[pix];
+    for (int c = 0; c < 3; ++c) g_rgb[c] = a.dl_dimage[3 * pix + c];
+    if (a.dl_dalpha) g_alpha = a.dl_dalpha[pix];
+    if (a.dl_ddepth) g_depth = a.dl_ddepth[pix];
   }
-  walk.g_background =
-      walk.g_rgb[0] * a.background[0] + walk.g_rgb[1] * a.background[1] + walk.g_rgb[2] * a.background[2];
-  walk.trans = walk.t_final;
+  ReverseSweep<float> sweep = start_sweep(x, y, t_final, g_rgb, g_alpha, g_depth, a.background);
 
   // Warp-summed modes take kGroup consecutive instances per step: one reduce-scatter of their kGroup * W values
   // has the latency of one and fewer shuffles than kGroup separate ones (what bounds the densest tiles).
@@ -159,7 +104,7 @@ __global__ void __launch_bounds__(kTilePixels / PARTS, MIN_BLOCKS) blend_backwar
       const std::uint32_t visible = a.sorted_visible[e];
       const float* r = a.proj + std::size_t(visible) * kProjWidth;
       s_splat[t] = splat_of(r);
-      s_color_depth[t] = make_float4(r[cpu::kRed], r[cpu::kGreen], r[cpu::kBlue], r[cpu::kDepth]);
+      s_color_depth[t] = make_float4(r[kRed], r[kGreen], r[kBlue], r[kDepth]);
       if constexpr (kRecords) s_slot[t] = record_row<MODE>(a, e, visible, band);
       s_visible[t] = visible;
     }
@@ -172,8 +117,11 @@ __global__ void __launch_bounds__(kTilePixels / PARTS, MIN_BLOCKS) blend_backwar
 #pragma unroll
       for (int q = 0; q < kGroup; ++q) {
         const int j = j0 + q;
-        if (j < count && batch_end - 1 - std::uint32_t(j) - start < my_count)
-          active |= fragment_record<W>(walk, s_splat[j], s_color_depth[j], a.thresholds, v + q * W);
+        if (j < count && batch_end - 1 - std::uint32_t(j) - start < my_count) {
+          const float4 cd = s_color_depth[j];
+          active |= fragment_backward<W>(sweep, s_splat[j], Vec4<float>{{cd.x, cd.y, cd.z, cd.w}}, a.thresholds,
+                                         v + q * W);
+        }
       }
       if constexpr (MODE == Accumulation::Atomic) {
         if (active) {
@@ -251,7 +199,7 @@ constexpr std::size_t kSparseTileInstances = 320;
 void launch_blend_backward(Accumulation mode, int width, const BlendBackwardArgs& args, int tiles,
                            std::size_t instances) {
   if (tiles == 0) return;
-  TG_ASSERT(width == 9 || width == kGrad2dWidth, "record width ", width);
+  TG_ASSERT(width == kGrad2dCoreWidth || width == kGrad2dWidth, "record width ", width);
   const bool sparse = instances < kSparseTileInstances * std::size_t(tiles);
   with_parts(parts_for(mode, tiles), [&](auto parts) {
     constexpr int P = decltype(parts)::value;
@@ -260,7 +208,7 @@ void launch_blend_backward(Accumulation mode, int width, const BlendBackwardArgs
       if (width == kGrad2dWidth) {
         launch_width<kGrad2dWidth, P, M>(mode, args, tiles);
       } else {
-        launch_width<9, P, M>(mode, args, tiles);
+        launch_width<kGrad2dCoreWidth, P, M>(mode, args, tiles);
       }
     };
     if (sparse) {

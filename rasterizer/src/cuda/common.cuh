@@ -1,26 +1,20 @@
-// Internal helpers of the CUDA rasterizer: the packed projection record, the visible index of a Gaussian, tile
-// bands, stage timing with CUDA events.
+// Internal helpers of the CUDA rasterizer's stages: the visible index of a Gaussian, tile bands, stage timing with
+// CUDA events.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
-#include "cpu/pipeline.h"
 #include "tilegrad/core/cuda/check.h"
 #include "tilegrad/core/cuda/launch.cuh"
-#include "tilegrad/rasterizer/element/blend.h"
+#include "tilegrad/rasterizer/element/tiles.h"
 #include "tilegrad/rasterizer/rasterizer.h"
 
 namespace tilegrad::raster::cuda_backend {
 
-using cpu::kProjWidth;  // the CUDA record has the CPU layout (cpu::Proj)
 constexpr unsigned kBlock = 256;
-
-// The splat part of a projection record.
-__device__ inline Splat<float> splat_of(const float* r) {
-  return {r[cpu::kU], r[cpu::kV], r[cpu::kA], r[cpu::kB], r[cpu::kC], r[cpu::kOpacity]};
-}
 
 // The visible index v of Gaussian g (see device_state.h): the visible Gaussians in the words before g's, plus the
 // set bits below g in its word. `visible` is false for culled Gaussians (v is then the next visible one's).

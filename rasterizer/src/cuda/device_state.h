@@ -9,30 +9,27 @@
 #pragma once
 #include <cstdint>
 
+#include "backend.h"
 #include "tilegrad/core/buffer.h"
-#include "tilegrad/rasterizer/element/projection.h"
-#include "tilegrad/rasterizer/element/tiles.h"
-#include "tilegrad/rasterizer/settings.h"
+#include "tilegrad/rasterizer/element/record.h"
 
 namespace tilegrad::raster::cuda_backend {
 
-struct DeviceState {
-  ProjectionCamera camera{};
-  TileGrid grid{};
+struct DeviceState final : ForwardState {  // instances I, visible V
+  ProjectionSettings projection{};
   RasterSettings settings{};
-  int active_degree = 0;
-  std::size_t instances = 0, visible = 0;      // I, V
   std::uint32_t max_tiles = 0;                 // the most tiles (instances) of one Gaussian
   Buffer<std::uint32_t> visible_mask;          // [ceil(N / 32)] bit g % 32 of word g / 32: Gaussian g is visible
   Buffer<std::uint32_t> visible_before;        // [ceil(N / 32) + 1] visible Gaussians in the words before; last: V
-  Buffer<float> projected;                     // [V, kProjWidth] (layout of cpu::Proj)
+  Buffer<float> projected;                     // [V, kProjWidth] projection records (record.h)
   Buffer<std::uint8_t> clamped;                // [V]
   Buffer<std::uint32_t> offsets;               // [V + 1] instance slots of each visible Gaussian
-  Buffer<std::uint32_t> sorted_visible;      // [I] visible index v of each tile-sorted instance
+  Buffer<std::uint32_t> sorted_visible;        // [I] visible index v of each tile-sorted instance
   Buffer<std::uint32_t> tile_start;            // [tiles + 1]
   Buffer<std::uint32_t> tile_order;            // [tiles] by descending instance count (ties by tile id)
   Buffer<std::uint32_t> contributors;          // [H * W]
   Buffer<float> final_transmittance;           // [H * W]
+  const TileGrid& grid() const { return projection.grid; }
 };
 
 }  // namespace tilegrad::raster::cuda_backend

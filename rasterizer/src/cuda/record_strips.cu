@@ -9,8 +9,9 @@
 
 #include "cuda/common.cuh"
 #include "cuda/record_strips.h"
-#include "cuda/run_cub.h"
+#include "cuda/workspace_slots.h"
 #include "tilegrad/core/cuda/radix_bits.h"
+#include "tilegrad/core/cuda/run_cub.h"
 
 namespace tilegrad::raster::cuda_backend {
 namespace {
@@ -32,7 +33,7 @@ struct StripSlots {
   U32 visible;
   __device__ U32 operator()(U32 v) const {
     if (v >= visible) return 0;
-    const TileRect r = cpu::record_tiles(proj + std::size_t(v) * kProjWidth, grid);
+    const TileRect r = record_tiles(proj + std::size_t(v) * kProjWidth, grid);
     const int rows = min(r.y1, row_end) - max(r.y0, row_begin);
     return rows > 0 ? U32(rows * (r.x1 - r.x0)) : 0u;
   }
@@ -47,7 +48,7 @@ std::size_t RecordStrips::most_instances() const {
 }
 
 RecordStrips plan_record_strips(const DeviceState& s, std::size_t max_instances) {
-  const int rows = s.grid.tiles_y, tiles_x = s.grid.tiles_x;
+  const int rows = s.grid().tiles_y, tiles_x = s.grid().tiles_x;
   // tile_start[r * tiles_x] for r = 0..rows - 1 (a strided read), then I.
   std::vector<U32> before(std::size_t(rows) + 1, U32(s.instances));
   if (rows > 0)
@@ -68,39 +69,37 @@ RecordStrips plan_record_strips(const DeviceState& s, std::size_t max_instances)
   return b;
 }
 
-void strip_tile_order(const DeviceState& s, const RecordStrips& strips, U32* order, Workspace& ws,
-                      std::size_t first_slot) {
-  const int tiles = s.grid.count(), rows = s.grid.tiles_y;
+void strip_tile_order(const DeviceState& s, const RecordStrips& strips, U32* order, Workspace& ws) {
+  const int tiles = s.grid().count(), rows = s.grid().tiles_y;
   if (tiles == 0) return;
   std::vector<U32> row_strip(static_cast<std::size_t>(rows));
   for (int k = 0; k < strips.count(); ++k)
     for (int r = strips.rows[k]; r < strips.rows[k + 1]; ++r) row_strip[std::size_t(r)] = U32(k);
-  U32* d_row_strip = ws.slot<U32>(first_slot, row_strip.size());
+  U32* d_row_strip = ws.slot<U32>(Slot::StripOfRow, row_strip.size());
   TG_CUDA_CHECK(cudaMemcpy(d_row_strip, row_strip.data(), row_strip.size() * sizeof(U32), cudaMemcpyHostToDevice));
-  U32* keys = ws.slot<U32>(first_slot + 1, std::size_t(tiles));
-  U32* sorted_keys = ws.slot<U32>(first_slot + 2, std::size_t(tiles));
-  cuda::launch(strip_keys_kernel, std::size_t(tiles), kBlock, 0, s.tile_order.data(), tiles, s.grid.tiles_x,
+  U32* keys = ws.slot<U32>(Slot::StripKeys, std::size_t(tiles));
+  U32* sorted_keys = ws.slot<U32>(Slot::StripKeysSorted, std::size_t(tiles));
+  cuda::launch(strip_keys_kernel, std::size_t(tiles), kBlock, 0, s.tile_order.data(), tiles, s.grid().tiles_x,
                d_row_strip, keys);
   // A stable sort by strip keeps the heaviest-first order inside each strip.
   const int end_bit = cuda::radix_bits(std::size_t(strips.count() - 1));
-  run_cub(
+  cuda::run_cub(
       [&](void* temp, std::size_t& bytes) {
         return cub::DeviceRadixSort::SortPairs(temp, bytes, keys, sorted_keys, s.tile_order.data(), order, tiles, 0,
                                                end_bit);
       },
-      ws, first_slot + 3);
+      ws, Slot::StripSortTemp);
 }
 
-void strip_offsets(const DeviceState& s, int row_begin, int row_end, U32* offsets, Workspace& ws,
-                   std::size_t scan_slot) {
+void strip_offsets(const DeviceState& s, int row_begin, int row_end, U32* offsets, Workspace& ws) {
   const auto slots = thrust::make_transform_iterator(
-      thrust::counting_iterator<U32>(0), StripSlots{s.projected.data(), s.grid, row_begin, row_end, U32(s.visible)});
+      thrust::counting_iterator<U32>(0), StripSlots{s.projected.data(), s.grid(), row_begin, row_end, U32(s.visible)});
   const int items = static_cast<int>(s.visible + 1);
-  run_cub(
+  cuda::run_cub(
       [&](void* temp, std::size_t& bytes) {
         return cub::DeviceScan::ExclusiveSum(temp, bytes, slots, offsets, items);
       },
-      ws, scan_slot);
+      ws, Slot::StripScan);
 }
 
 }  // namespace tilegrad::raster::cuda_backend

@@ -28,13 +28,11 @@ struct RecordStrips {
 RecordStrips plan_record_strips(const DeviceState& s, std::size_t max_instances);
 
 // s.tile_order (heaviest tile first) grouped by strip, keeping that order within each strip: strip k's tiles are
-// order[rows[k] * tiles_x .. rows[k + 1] * tiles_x). Scratch in the workspace slots first_slot .. + 3.
-void strip_tile_order(const DeviceState& s, const RecordStrips& strips, std::uint32_t* order, Workspace& ws,
-                      std::size_t first_slot);
+// order[rows[k] * tiles_x .. rows[k + 1] * tiles_x). Scratch in the Slot::StripOfRow .. StripSortTemp slots.
+void strip_tile_order(const DeviceState& s, const RecordStrips& strips, std::uint32_t* order, Workspace& ws);
 
 // Instance slots within strip rows [row_begin, row_end): offsets[v] = slots of the visible Gaussians before v in
-// those rows, offsets[V] = the strip's instances. Scan scratch in workspace slot scan_slot.
-void strip_offsets(const DeviceState& s, int row_begin, int row_end, std::uint32_t* offsets, Workspace& ws,
-                   std::size_t scan_slot);
+// those rows, offsets[V] = the strip's instances. Scan scratch in Slot::StripScan.
+void strip_offsets(const DeviceState& s, int row_begin, int row_end, std::uint32_t* offsets, Workspace& ws);
 
 }  // namespace tilegrad::raster::cuda_backend

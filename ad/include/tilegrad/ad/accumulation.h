@@ -19,7 +19,8 @@ inline constexpr std::array<Accumulation, 4> kAllAccumulations = {
 const char* to_string(Accumulation a);
 // Accepts atomic, warp, warp-aggregated, sort, sort-reduce, owned (case-insensitive, '_' or '-').
 Accumulation parse_accumulation(std::string_view name);
-// SortReduce and Owned: bitwise identical results for any run, input order, CPU or CUDA.
+// SortReduce and Owned: for the same contributions, bitwise identical results on every run, in any input order,
+// on the CPU and CUDA alike (the exact segmented sum).
 constexpr bool is_deterministic(Accumulation a) {
   return a == Accumulation::SortReduce || a == Accumulation::Owned;
 }

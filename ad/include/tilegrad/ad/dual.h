@@ -1,12 +1,14 @@
 // Dual<T, N>: forward-mode number carrying a value and N partial derivatives; host and device.
 #pragma once
+#include "tilegrad/ad/number_ops.h"
 #include "tilegrad/core/common.h"
 #include "tilegrad/core/math.h"
 
 namespace tilegrad {
 
+// Its parts here; the rest of the arithmetic and the comparisons (value only) from NumberOps.
 template <class T, int N>
-struct Dual {
+struct Dual : NumberOps<Dual<T, N>, T> {
   T v;     // value
   T d[N];  // partials d v / d x_i
 
@@ -37,41 +39,18 @@ struct Dual {
     TG_UNROLL for (int i = 0; i < N; ++i) d[i] -= b.d[i];
     return *this;
   }
-  TG_HD Dual& operator*=(const Dual& b) { return *this = *this * b; }
-  TG_HD Dual& operator/=(const Dual& b) { return *this = *this / b; }
-  TG_HD Dual& operator+=(T b) {
-    v += b;
-    return *this;
-  }
-  TG_HD Dual& operator-=(T b) {
-    v -= b;
-    return *this;
-  }
   TG_HD Dual& operator*=(T b) {
     v *= b;
     TG_UNROLL for (int i = 0; i < N; ++i) d[i] *= b;
     return *this;
   }
-  TG_HD Dual& operator/=(T b) { return *this *= T(1) / b; }
 
-  TG_HD friend Dual operator+(Dual a, const Dual& b) { return a += b; }
-  TG_HD friend Dual operator-(Dual a, const Dual& b) { return a -= b; }
-  TG_HD friend Dual operator+(Dual a, T b) { return a += b; }
-  TG_HD friend Dual operator+(T a, Dual b) { return b += a; }
-  TG_HD friend Dual operator-(Dual a, T b) { return a -= b; }
-  TG_HD friend Dual operator-(T a, const Dual& b) {
-    Dual r = -b;
-    r.v += a;
-    return r;
-  }
   TG_HD friend Dual operator*(const Dual& a, const Dual& b) {
     Dual r;
     r.v = a.v * b.v;
     TG_UNROLL for (int i = 0; i < N; ++i) r.d[i] = a.d[i] * b.v + a.v * b.d[i];
     return r;
   }
-  TG_HD friend Dual operator*(Dual a, T b) { return a *= b; }
-  TG_HD friend Dual operator*(T a, Dual b) { return b *= a; }
   TG_HD friend Dual operator/(const Dual& a, const Dual& b) {
     Dual r;
     const T inv = T(1) / b.v;
@@ -79,7 +58,6 @@ struct Dual {
     TG_UNROLL for (int i = 0; i < N; ++i) r.d[i] = (a.d[i] - r.v * b.d[i]) * inv;
     return r;
   }
-  TG_HD friend Dual operator/(Dual a, T b) { return a *= T(1) / b; }
   TG_HD friend Dual operator/(T a, const Dual& b) {
     Dual r;
     const T inv = T(1) / b.v;
@@ -88,22 +66,6 @@ struct Dual {
     TG_UNROLL for (int i = 0; i < N; ++i) r.d[i] = s * b.d[i];
     return r;
   }
-
-  // Comparisons look at the value only.
-  TG_HD friend bool operator<(const Dual& a, const Dual& b) { return a.v < b.v; }
-  TG_HD friend bool operator>(const Dual& a, const Dual& b) { return a.v > b.v; }
-  TG_HD friend bool operator<=(const Dual& a, const Dual& b) { return a.v <= b.v; }
-  TG_HD friend bool operator>=(const Dual& a, const Dual& b) { return a.v >= b.v; }
-  TG_HD friend bool operator==(const Dual& a, const Dual& b) { return a.v == b.v; }
-  TG_HD friend bool operator!=(const Dual& a, const Dual& b) { return a.v != b.v; }
-  TG_HD friend bool operator<(const Dual& a, T b) { return a.v < b; }
-  TG_HD friend bool operator>(const Dual& a, T b) { return a.v > b; }
-  TG_HD friend bool operator<=(const Dual& a, T b) { return a.v <= b; }
-  TG_HD friend bool operator>=(const Dual& a, T b) { return a.v >= b; }
-  TG_HD friend bool operator<(T a, const Dual& b) { return a < b.v; }
-  TG_HD friend bool operator>(T a, const Dual& b) { return a > b.v; }
-  TG_HD friend bool operator<=(T a, const Dual& b) { return a <= b.v; }
-  TG_HD friend bool operator>=(T a, const Dual& b) { return a >= b.v; }
 };
 
 // First-order chain rule: r = f(a) with f'(a.v) = df.
@@ -124,10 +86,6 @@ TG_HD TG_INLINE Dual<T, N> chain2(const Dual<T, N>& a, const Dual<T, N>& b, T f,
   return r;
 }
 
-template <class T, int N>
-TG_HD TG_INLINE T value(const Dual<T, N>& a) {
-  return a.v;
-}
 template <class T, int N>
 TG_HD TG_INLINE bool is_finite(const Dual<T, N>& a) {
   bool ok = is_finite(a.v);

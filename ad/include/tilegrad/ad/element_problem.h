@@ -57,6 +57,8 @@ class ElementProblemBase : public Objective<T> {
   // The gradient without the energy total: the pure gradient pass (what the benchmarks time).
   void gradient_only(View<const T> x, View<T> g);
   const CsrMatrix<T>& hessian(View<const T> x) override;
+  bool projects_hessian() const override { return m_options.project_psd; }
+  const CsrMatrix<T>& exact_hessian(View<const T> x) override;
   void hessian_diagonal(View<const T> x, View<T> d) override;
   void hvp(View<const T> x, View<const T> v, View<T> out) override;
 

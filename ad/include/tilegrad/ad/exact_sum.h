@@ -79,10 +79,10 @@ TG_HD TG_INLINE void for_each_index(std::uint32_t count, const F& f) {
 }
 
 // The exact sum of `count` values value(0..count-1) (two passes: maximum, then integer sum). Every backend
-// and every segment size class produces these same bits. MaxCount > 0: a compile-time bound on count (see
+// and every segment size class produces these same bits. MAX_COUNT > 0: a compile-time bound on count (see
 // for_each_index); 0: none. The first pass only notes whether every value is finite (one comparison); the
 // non-finite result needs a third pass, taken only then.
-template <std::uint32_t MaxCount = 0, class ValueAt>
+template <std::uint32_t MAX_COUNT = 0, class ValueAt>
 TG_HD float sum(const ValueAt& value, std::uint32_t count) {
   if (count == 1) {  // the general path returns the value itself (zeros as +0): same bits, far fewer operations
     const float x = value(0);
@@ -91,19 +91,19 @@ TG_HD float sum(const ValueAt& value, std::uint32_t count) {
   }
   float max_abs = 0.0f;
   bool finite = true;
-  for_each_index<MaxCount>(count, [&](std::uint32_t i) {
+  for_each_index<MAX_COUNT>(count, [&](std::uint32_t i) {
     const float a = fabsf(value(i));
     max_abs = fmaxf(max_abs, a);
     finite = finite & (a <= 3.402823466e38f);  // false for infinities and NaN
   });
   if (!finite) {
     unsigned flags = 0;
-    for_each_index<MaxCount>(count, [&](std::uint32_t i) { flags |= nonfinite_flags(value(i)); });
+    for_each_index<MAX_COUNT>(count, [&](std::uint32_t i) { flags |= nonfinite_flags(value(i)); });
     return nonfinite_result(flags);
   }
   const int k = scale_exponent(max_abs, count);
   long long total = 0;
-  for_each_index<MaxCount>(count, [&](std::uint32_t i) { total += quantize(value(i), k); });
+  for_each_index<MAX_COUNT>(count, [&](std::uint32_t i) { total += quantize(value(i), k); });
   return dequantize(total, k);
 }
 

@@ -1,13 +1,15 @@
 // Hyper<T, N>: second-order forward-mode number carrying value, gradient and the symmetric Hessian
 // (packed upper triangle) with respect to N variables; host and device.
 #pragma once
+#include "tilegrad/ad/number_ops.h"
 #include "tilegrad/core/common.h"
 #include "tilegrad/core/math.h"
 
 namespace tilegrad {
 
+// Its parts here; the rest of the arithmetic and the comparisons (value only) from NumberOps.
 template <class T, int N>
-struct Hyper {
+struct Hyper : NumberOps<Hyper<T, N>, T> {
   static constexpr int kPacked = N * (N + 1) / 2;
   // Index of (i, j), i <= j, in the packed upper triangle (row-major).
   TG_HD static constexpr int packed(int i, int j) { return i * N - i * (i - 1) / 2 + (j - i); }
@@ -48,36 +50,13 @@ struct Hyper {
     TG_UNROLL for (int k = 0; k < kPacked; ++k) h[k] -= b.h[k];
     return *this;
   }
-  TG_HD Hyper& operator+=(T b) {
-    v += b;
-    return *this;
-  }
-  TG_HD Hyper& operator-=(T b) {
-    v -= b;
-    return *this;
-  }
   TG_HD Hyper& operator*=(T b) {
     v *= b;
     TG_UNROLL for (int i = 0; i < N; ++i) g[i] *= b;
     TG_UNROLL for (int k = 0; k < kPacked; ++k) h[k] *= b;
     return *this;
   }
-  TG_HD Hyper& operator*=(const Hyper& b) { return *this = *this * b; }
-  TG_HD Hyper& operator/=(const Hyper& b) { return *this = *this / b; }
-  TG_HD Hyper& operator/=(T b) { return *this *= T(1) / b; }
 
-  TG_HD friend Hyper operator+(Hyper a, const Hyper& b) { return a += b; }
-  TG_HD friend Hyper operator-(Hyper a, const Hyper& b) { return a -= b; }
-  TG_HD friend Hyper operator+(Hyper a, T b) { return a += b; }
-  TG_HD friend Hyper operator+(T a, Hyper b) { return b += a; }
-  TG_HD friend Hyper operator-(Hyper a, T b) { return a -= b; }
-  TG_HD friend Hyper operator-(T a, const Hyper& b) {
-    Hyper r = -b;
-    r.v += a;
-    return r;
-  }
-  TG_HD friend Hyper operator*(Hyper a, T b) { return a *= b; }
-  TG_HD friend Hyper operator*(T a, Hyper b) { return b *= a; }
   TG_HD friend Hyper operator*(const Hyper& a, const Hyper& b) {
     Hyper r;
     r.v = a.v * b.v;
@@ -91,28 +70,12 @@ struct Hyper {
     return r;
   }
   TG_HD friend Hyper operator/(const Hyper& a, const Hyper& b) { return a * reciprocal(b); }
-  TG_HD friend Hyper operator/(Hyper a, T b) { return a *= T(1) / b; }
   TG_HD friend Hyper operator/(T a, const Hyper& b) { return reciprocal(b) * a; }
 
   TG_HD friend Hyper reciprocal(const Hyper& b) {
     const T inv = T(1) / b.v;
     return chain(b, inv, -inv * inv, T(2) * inv * inv * inv);
   }
-
-  TG_HD friend bool operator<(const Hyper& a, const Hyper& b) { return a.v < b.v; }
-  TG_HD friend bool operator>(const Hyper& a, const Hyper& b) { return a.v > b.v; }
-  TG_HD friend bool operator<=(const Hyper& a, const Hyper& b) { return a.v <= b.v; }
-  TG_HD friend bool operator>=(const Hyper& a, const Hyper& b) { return a.v >= b.v; }
-  TG_HD friend bool operator==(const Hyper& a, const Hyper& b) { return a.v == b.v; }
-  TG_HD friend bool operator!=(const Hyper& a, const Hyper& b) { return a.v != b.v; }
-  TG_HD friend bool operator<(const Hyper& a, T b) { return a.v < b; }
-  TG_HD friend bool operator>(const Hyper& a, T b) { return a.v > b; }
-  TG_HD friend bool operator<=(const Hyper& a, T b) { return a.v <= b; }
-  TG_HD friend bool operator>=(const Hyper& a, T b) { return a.v >= b; }
-  TG_HD friend bool operator<(T a, const Hyper& b) { return a < b.v; }
-  TG_HD friend bool operator>(T a, const Hyper& b) { return a > b.v; }
-  TG_HD friend bool operator<=(T a, const Hyper& b) { return a <= b.v; }
-  TG_HD friend bool operator>=(T a, const Hyper& b) { return a >= b.v; }
 
   // Second-order chain rule: r = f(a), f' = df, f'' = d2f:  H_r = df H_a + d2f g_a g_a^T.
   TG_HD friend Hyper chain(const Hyper& a, T f, T df, T d2f) {
@@ -143,10 +106,6 @@ struct Hyper {
   }
 };
 
-template <class T, int N>
-TG_HD TG_INLINE T value(const Hyper<T, N>& a) {
-  return a.v;
-}
 template <class T, int N>
 TG_HD TG_INLINE bool is_finite(const Hyper<T, N>& a) {
   bool ok = is_finite(a.v);

@@ -2,10 +2,15 @@
 // Hessian, Hessian diagonal and Hessian-vector product. ElementProblem implements it; applications wrap one
 // to add state (a retraction onto a manifold, a moving base point).
 #pragma once
+#include <memory>
+
 #include "tilegrad/ad/sparse_matrix.h"
 #include "tilegrad/core/buffer.h"
 
 namespace tilegrad {
+
+template <class T>
+class SparseCholesky;
 
 template <class T>
 class Objective {
@@ -31,6 +36,17 @@ class Objective {
     (void)x;
     return false;
   }
+
+  // An objective whose hessian() projects element Hessians to positive semi-definite (for Newton on
+  // non-convex energies) says so here and gives the exact Hessian (same pattern) on request: Newton's direct
+  // solver takes exact steps where that one is positive definite, near a minimum, where projected steps creep.
+  virtual bool projects_hessian() const { return false; }
+  virtual const CsrMatrix<T>& exact_hessian(View<const T> x) { return hessian(x); }
+
+  // Newton's direct solver keeps its factorisation here, so that its symbolic part (ordering, elimination
+  // tree) is reused by every solve of this objective while the Hessian's pattern stays the same (the cloth
+  // solves once per time step). Created on first use.
+  std::shared_ptr<SparseCholesky<T>> cholesky_cache;
 };
 
 }  // namespace tilegrad

@@ -1,6 +1,6 @@
-// Minimisers of an Objective on its device: Newton (Armijo backtracking, PCG inner solve with a Jacobi
-// preconditioner on the assembled Hessian or matrix-free through the HVP), gradient descent and L-BFGS; each
-// with stopping criteria and a per-iteration log.
+// Minimisers of an Objective on its device: Newton (Armijo backtracking; the inner solve by a sparse
+// Cholesky factorisation of the assembled Hessian, or by PCG on it or matrix-free through the HVP), gradient
+// descent and L-BFGS; each with stopping criteria and a per-iteration log.
 #pragma once
 #include <functional>
 #include <string>
@@ -31,7 +31,11 @@ struct IterationLog {
   double gradient_norm = 0;  // 2-norm
   double gradient_max = 0;   // max |g_i|
   double step = 0;           // accepted line-search step a (0 at iteration 0)
-  int inner_iterations = 0;  // PCG iterations of this Newton step
+  int inner_iterations = 0;  // PCG iterations of this Newton step (0 with the direct solver)
+  bool direct = false;       // Newton step solved by the sparse Cholesky factorisation
+  bool exact = false;        // ... of the exact Hessian (not projected)
+  double shift = 0;          // ... with H + shift s I: the relative shift that factored (s: max |H_ii|, or the
+                             // rms diagonal for the exact Hessian)
   int line_search_trials = 0;
   double seconds = 0;        // since the solve started
 };
@@ -52,6 +56,14 @@ struct PcgOptions {
   double relative_tolerance = 1e-8;  // |r| <= this |b|
 };
 
+// How Newton solves H p = -g.
+enum class NewtonLinearSolver {
+  Auto,      // Cholesky when this build has it (SparseCholesky::available()) and the Hessian is assembled, else Pcg
+  Cholesky,  // sparse Cholesky of the assembled Hessian (CHOLMOD), symbolic factorisation reused
+  Pcg,       // preconditioned conjugate gradients, on the assembled Hessian or matrix-free
+};
+const char* to_string(NewtonLinearSolver s);
+
 struct PcgResult {
   int iterations = 0;
   double relative_residual = 0;
@@ -63,6 +75,18 @@ struct PcgResult {
 template <class T>
 PcgResult pcg(const std::function<void(View<const T>, View<T>)>& apply, View<const T> inverse_diagonal,
               View<const T> b, View<T> x, const PcgOptions& options);
+// The same with any symmetric positive definite preconditioner: `precondition(r, z)` computes z = M^-1 r.
+template <class T>
+PcgResult pcg(const std::function<void(View<const T>, View<T>)>& apply,
+              const std::function<void(View<const T>, View<T>)>& precondition, View<const T> b, View<T> x,
+              const PcgOptions& options);
+
+// What preconditions matrix-free PCG (NewtonOptions::matrix_free).
+enum class MatrixFreePreconditioner {
+  Auto,            // LaggedCholesky when this build has CHOLMOD, else Jacobi
+  Jacobi,          // the Hessian's diagonal (hessian_diagonal): no matrix at all
+  LaggedCholesky,  // the Cholesky factor of the Hessian assembled at an earlier iteration (see NewtonOptions)
+};
 
 struct NewtonOptions {
   StopCriteria stop;
@@ -73,6 +97,27 @@ struct NewtonOptions {
   // below pcg.relative_tolerance.
   bool adaptive_tolerance = true;
   bool matrix_free = false;  // PCG on the HVP and the Hessian diagonal instead of the assembled matrix
+  NewtonLinearSolver linear_solver = NewtonLinearSolver::Auto;
+  // Direct solver: H + shift I is factored with shift = cholesky_shift x max |H_ii| (a positive semi-definite
+  // Hessian with null directions, e.g. a layout's rigid motions, then factors; the step changes by that
+  // relative amount), and a failed factorisation (not positive definite) is retried with a 100x larger shift,
+  // up to cholesky_max_shift; beyond it the step falls back to PCG.
+  double cholesky_shift = 1e-10;
+  double cholesky_max_shift = 1e-2;
+  // Direct solver on an objective that projects its Hessian (Objective::projects_hessian): after a full step
+  // (line-search step 1), first try the exact Hessian; where it factors (positive definite, near a minimum)
+  // its Newton step is taken, else the projected one. Projected steps alone creep near a minimum of a
+  // non-convex energy (the projection discards curvature the exact step needs).
+  bool exact_near_minimum = true;
+  // The exact Hessian is shifted by at most this times its rms diagonal (a Levenberg-Marquardt step, starting
+  // 100x below the last shift that worked) before the projected one is used.
+  double exact_max_shift = 1e-2;
+  // Matrix-free PCG (the operator is the HVP at every iteration) preconditioned by the Cholesky factor of the
+  // Hessian assembled and factored at an earlier iteration, refactored when PCG needed more than
+  // lagged_refactor_iterations: near-exact preconditioning while the Hessian changes slowly, for the price of
+  // the matrix and its factor in memory. Jacobi keeps the path free of any matrix.
+  MatrixFreePreconditioner matrix_free_preconditioner = MatrixFreePreconditioner::Auto;
+  int lagged_refactor_iterations = 20;
   IterationCallback on_iteration;
 };
 

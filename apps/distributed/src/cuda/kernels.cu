@@ -27,7 +27,7 @@ TG_ELEMENT_KERNEL(select, SelectArgs, select_element, a.n)
 TG_ELEMENT_KERNEL(compact, CompactArgs, compact_element, a.total)
 TG_ELEMENT_KERNEL(pack, PackArgs, pack_element, a.rows)
 TG_ELEMENT_KERNEL(unpack, UnpackArgs, unpack_element, a.rows)
-TG_ELEMENT_KERNEL(crop, CropArgs, crop_element, std::size_t(a.width) * a.height * 4)
+TG_ELEMENT_KERNEL(crop, CropArgs, crop_element, a.bytes())
 
 __global__ void block_starts_kernel(const std::uint32_t* positions, std::size_t n, int ranks, std::uint32_t* out) {
   const int r = int(cuda::global_thread());
@@ -46,7 +46,7 @@ void select(const SelectArgs& a) { cuda::launch(select_kernel, a.n, kBlock, 0, a
 void compact(const CompactArgs& a) { cuda::launch(compact_kernel, a.total, kBlock, 0, a); }
 void pack(const PackArgs& a) { cuda::launch(pack_kernel, a.rows, kBlock, 0, a); }
 void unpack(const UnpackArgs& a) { cuda::launch(unpack_kernel, a.rows, kBlock, 0, a); }
-void crop(const CropArgs& a) { cuda::launch(crop_kernel, std::size_t(a.width) * a.height * 4, kBlock, 0, a); }
+void crop(const CropArgs& a) { cuda::launch(crop_kernel, a.bytes(), kBlock, 0, a); }
 
 std::vector<std::uint32_t> scan_flags(std::uint32_t* flags, std::uint32_t* positions, std::size_t n, int ranks) {
   const std::size_t count = n * std::size_t(ranks) + 1;  // the last flag is zero: positions[count - 1] = total

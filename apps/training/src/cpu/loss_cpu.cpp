@@ -17,22 +17,24 @@ void image_loss_cpu(const LossArgs<T>& a, float* values) {
 #pragma omp parallel for schedule(dynamic, 4) if (parallel)
   for (std::ptrdiff_t r = 0; r < rows; ++r)
     for (std::size_t e = std::size_t(r) * stride; e < std::size_t(r + 1) * stride; ++e) loss_rows_pass(a, e);
-  std::vector<double> row_sums(std::size_t(rows) * 3, 0.0);
+  constexpr int kSums = 4;  // ElementSums
+  std::vector<double> row_sums(std::size_t(rows) * kSums, 0.0);
 #pragma omp parallel for schedule(dynamic, 4) if (parallel)
   for (std::ptrdiff_t r = 0; r < rows; ++r) {
-    double s[3] = {0.0, 0.0, 0.0};
+    double s[kSums] = {0.0, 0.0, 0.0, 0.0};
     for (std::size_t e = std::size_t(r) * stride; e < std::size_t(r + 1) * stride; ++e) {
       const ElementSums<T> v = loss_columns_pass(a, e);
       s[0] += double(v.abs_diff);
       s[1] += double(v.ssim);
       s[2] += double(v.sq_diff);
+      s[3] += double(v.counted);
     }
-    for (int k = 0; k < 3; ++k) row_sums[std::size_t(r) * 3 + k] = s[k];
+    for (int k = 0; k < kSums; ++k) row_sums[std::size_t(r) * kSums + k] = s[k];
   }
-  double total[3] = {0.0, 0.0, 0.0};
+  double total[kSums] = {0.0, 0.0, 0.0, 0.0};
   for (std::ptrdiff_t r = 0; r < rows; ++r)
-    for (int k = 0; k < 3; ++k) total[k] += row_sums[std::size_t(r) * 3 + k];
-  finish_values(total[0], total[1], total[2], a.normalizer(), a.counted_elements(), a.lambda, values);
+    for (int k = 0; k < kSums; ++k) total[k] += row_sums[std::size_t(r) * kSums + k];
+  finish_values(total[0], total[1], total[2], total[3], a.counted, a.lambda, values);
   if (!a.grad) return;
 #pragma omp parallel for schedule(dynamic, 4) if (parallel)
   for (std::ptrdiff_t r = 0; r < rows; ++r)

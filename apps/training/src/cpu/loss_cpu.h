@@ -11,10 +11,10 @@ namespace tilegrad::training::detail {
 template <class T>
 void image_loss_cpu(const LossArgs<T>& a, float* values);
 
-// Convenience for tests: allocates the scratch planes; grad may be null.
+// Convenience for tests: allocates the scratch planes; grad and valid (a [H, W] mask) may be null.
 template <class T>
 void image_loss_cpu(int width, int height, const T* image, const std::uint8_t* target, const T background[3], T lambda,
-                    bool clamp_image, T* grad, float* values) {
+                    bool clamp_image, T* grad, float* values, const std::uint8_t* valid = nullptr) {
   LossArgs<T> a;
   a.width = width;
   a.height = height;
@@ -25,6 +25,12 @@ void image_loss_cpu(int width, int height, const T* image, const std::uint8_t* t
   a.clamp_image = clamp_image;
   a.grad = grad;
   a.window = make_ssim_window<T>();
+  a.valid = valid;
+  a.counted = a.elements();
+  if (valid) {
+    a.counted = 0;
+    for (std::size_t i = 0; i < std::size_t(width) * height; ++i) a.counted += valid[i] ? 3 : 0;
+  }
   std::vector<T> moments(5 * a.elements()), partials(3 * a.elements());
   a.moments = moments.data();
   a.partials = partials.data();

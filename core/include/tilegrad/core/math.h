@@ -5,8 +5,15 @@
 #include <type_traits>
 
 #include "tilegrad/core/common.h"
+#include "tilegrad/core/config.h"
+#include "tilegrad/core/portable_math.h"
 
 namespace tilegrad {
+
+// TILEGRAD_PORTABLE_MATH builds (CMake option): float exp and log by portable_math.h and rsqrt as 1 / sqrt on
+// every backend, so that host and device code compute the same bits (with nvcc's --fmad=false, which the option
+// sets). Otherwise each backend's own library functions (and the device's rsqrt approximation).
+inline constexpr bool kPortableMath = TILEGRAD_PORTABLE_MATH != 0;
 
 // The scalar functions are templates restricted to float and double: inside namespace tilegrad they are
 // found first; outside it (with a using-directive) they do not clash with the C library's ::sin(double).
@@ -24,8 +31,6 @@ using if_real_t = std::enable_if_t<std::is_same_v<T, float> || std::is_same_v<T,
   }
 
 TG_SCALAR_UNARY(sqrt, ::sqrtf, ::sqrt)
-TG_SCALAR_UNARY(exp, ::expf, ::exp)
-TG_SCALAR_UNARY(log, ::logf, ::log)
 TG_SCALAR_UNARY(sin, ::sinf, ::sin)
 TG_SCALAR_UNARY(cos, ::cosf, ::cos)
 TG_SCALAR_UNARY(tan, ::tanf, ::tan)
@@ -36,10 +41,28 @@ TG_SCALAR_UNARY(tanh, ::tanhf, ::tanh)
 TG_SCALAR_UNARY(abs, ::fabsf, ::fabs)
 #undef TG_SCALAR_UNARY
 
+// exp and log: float from portable_math.h in portable builds.
+#define TG_SCALAR_PORTABLE(name)                    \
+  template <class T, if_real_t<T> = 0>              \
+  TG_HD TG_INLINE T name(T x) {                     \
+    if constexpr (!std::is_same_v<T, float>) {      \
+      return ::name(x);                             \
+    } else if constexpr (kPortableMath) {           \
+      return portable::name(x);                     \
+    } else {                                        \
+      return ::name##f(x);                          \
+    }                                               \
+  }
+TG_SCALAR_PORTABLE(exp)
+TG_SCALAR_PORTABLE(log)
+#undef TG_SCALAR_PORTABLE
+
 template <class T, if_real_t<T> = 0>
 TG_HD TG_INLINE T rsqrt(T x) {
 #if TG_DEVICE_PASS
-  if constexpr (std::is_same_v<T, float>) {
+  if constexpr (kPortableMath) {
+    return T(1) / sqrt(x);
+  } else if constexpr (std::is_same_v<T, float>) {
     return ::rsqrtf(x);
   } else {
     return ::rsqrt(x);

@@ -1,5 +1,5 @@
 // Inverse rendering: recover sphere parameters from a target image with Adam on the L2 image loss, and the
-// three named problems (presets) that show what interior and boundary gradients can recover.
+// named problems (presets) that show what interior and boundary gradients can recover.
 #pragma once
 #include <functional>
 #include <string>
@@ -54,15 +54,17 @@ struct Preset {
   std::string name, description;
   Scene truth;            // hidden: only its image is given to the optimizer
   OptimizeProblem problem;  // target empty until render_target()
-  float tolerance = 0.01f;  // recovered within this fraction of the true radius
+  float tolerance = 0.01f;  // recovered within this fraction (recovery_error)
 };
-// shaded-center, emissive-radius, overlap-centers. width/height 0: the preset's default resolution.
+// shaded-center, emissive-radius, overlap-centers, dark-light. width/height 0: the preset's default resolution.
 std::vector<std::string> preset_names();
 Preset make_preset(const std::string& name, int width = 0, int height = 0);
 // Renders the truth with the problem's settings (common random numbers: the same sampler as the iterations).
 void render_target(Renderer& renderer, Preset& preset);
 
-// Largest error of the optimised centres and radii relative to the true radius (0 when none is optimised).
+// Largest error of the optimised parameters: centres and radii relative to the true radius, emission (any
+// channel optimised) as |emission - true| / |true emission| (absolute when the truth is dark); 0 when none
+// of these is optimised.
 double recovery_error(const Scene& truth, const Scene& result, const ParamMask& mask);
 
 }  // namespace tilegrad::pathtracer

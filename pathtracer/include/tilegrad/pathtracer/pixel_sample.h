@@ -6,14 +6,15 @@
 
 namespace tilegrad::pathtracer {
 
-// Spheres one hard sample can depend on: the sphere and the light of each vertex.
-inline constexpr int kMaxInvolved = 2 * kMaxDepth;
+// Spheres one hard sample can depend on: the sphere and the light samples of each vertex.
+inline constexpr int kMaxInvolved = (1 + kLightSlots) * kMaxDepth;
 static_assert(kMaxSoftSpheres >= kMaxInvolved, "soft samples list every sphere");
 
-// Contributions a sample produces at most under these settings (a bound uniform over a warp).
-TG_HD TG_INLINE int max_involved(const RenderSettings& st, int num_spheres) {
+// Contributions a sample produces at most under these settings (a bound uniform over a warp); dormant: the
+// backward samples dormant lights (SceneView::num_dormant > 0), one more sphere per vertex.
+TG_HD TG_INLINE int max_involved(const RenderSettings& st, int num_spheres, bool dormant = false) {
   if (st.soft) return num_spheres < kMaxSoftSpheres ? num_spheres : kMaxSoftSpheres;
-  return st.integrator == Integrator::Path ? 2 * st.max_depth : 2;
+  return (dormant ? 1 + kLightSlots : 2) * path_depth(st);
 }
 
 template <class T>
@@ -27,10 +28,10 @@ struct PixelSample {
   bool soft = false;          // soft visibility: every sphere, ids 0..count-1
   int ids[kMaxInvolved];      // hard visibility: their ids
 
-  // Value pass; returns the sample's radiance. SOFT and MAX_DEPTH select code at compile time: kernels
-  // instantiate each apart (soft visibility keeps per-sphere arrays, paths the bounce code, which a
-  // single-vertex hard kernel should not carry).
-  template <bool SOFT, int MAX_DEPTH>
+  // Value pass; returns the sample's radiance. SOFT, MAX_DEPTH and DORMANT select code at compile time:
+  // kernels instantiate each apart (soft visibility keeps per-sphere arrays, paths the bounce code, the
+  // backward's estimator the dormant-light samples, which a single-vertex hard kernel should not carry).
+  template <bool SOFT, int MAX_DEPTH, bool DORMANT = false>
   TG_HD Vec3<T> trace_as(const SceneView<T>& sc, const RenderSettings& st, int px, int py, int sample) {
     const int pixel = py * sc.camera.width + px;
     rng = make_rng(st.seed, RngStream::Pixel, static_cast<std::uint32_t>(pixel), static_cast<std::uint32_t>(sample));
@@ -45,11 +46,12 @@ struct PixelSample {
     } else {
       TraceDecisions<T> dec{&sc, &record};
       record.vertices = 0;
-      const Vec3<T> L = path_radiance<MAX_DEPTH>(P, st.integrator, path_depth(st), rng, origin, direction, dec);
+      const Vec3<T> L = path_radiance<MAX_DEPTH, DORMANT>(P, st.integrator, path_depth(st), rng, origin, direction, dec);
       count = 0;
       for (int b = 0; b < record.vertices; ++b) {
         add(record.hit[b]);
-        if (record.light_used[b]) add(record.light[b]);
+        TG_UNROLL for (int k = 0; k < kLightSlots; ++k)
+          if (record.light_used[k][b]) add(record.light[k][b]);
       }
       return L;
     }
@@ -58,7 +60,7 @@ struct PixelSample {
   TG_HD int sphere(int k) const { return soft ? k : ids[k]; }
 
   // row[j] = weight * sum_c adjoint[c] d L[c] / d theta_j for the k-th sphere's 10 parameters.
-  template <bool SOFT, int MAX_DEPTH>
+  template <bool SOFT, int MAX_DEPTH, bool DORMANT = false>
   TG_HD void gradient_row_as(const SceneView<T>& sc, const RenderSettings& st, int k, const Vec3<T>& adjoint,
                              T weight, T* row) const {
     const Params<Grad> P{&sc, sphere(k)};
@@ -67,14 +69,15 @@ struct PixelSample {
       L = soft_radiance(P, st, origin, direction);
     } else {
       ReplayDecisions<T> dec{&record};
-      L = path_radiance<MAX_DEPTH>(P, st.integrator, path_depth(st), rng, origin, direction, dec);
+      L = path_radiance<MAX_DEPTH, DORMANT>(P, st.integrator, path_depth(st), rng, origin, direction, dec);
     }
     contract_row(L, adjoint, weight, row);
   }
 
-  // The same with the visibility model chosen at run time (CPU loops).
+  // The same with the visibility model chosen at run time (CPU loops); dormant lights when the view lists them.
   TG_HD Vec3<T> trace(const SceneView<T>& sc, const RenderSettings& st, int px, int py, int sample) {
     if (st.soft) return trace_as<true, 1>(sc, st, px, py, sample);
+    if (sc.num_dormant > 0) return trace_as<false, kMaxDepth, true>(sc, st, px, py, sample);
     if (path_depth(st) == 1) return trace_as<false, 1>(sc, st, px, py, sample);
     return trace_as<false, kMaxDepth>(sc, st, px, py, sample);
   }
@@ -82,6 +85,8 @@ struct PixelSample {
                           T* row) const {
     if (st.soft) {
       gradient_row_as<true, 1>(sc, st, k, adjoint, weight, row);
+    } else if (sc.num_dormant > 0) {
+      gradient_row_as<false, kMaxDepth, true>(sc, st, k, adjoint, weight, row);
     } else if (path_depth(st) == 1) {
       gradient_row_as<false, 1>(sc, st, k, adjoint, weight, row);
     } else {

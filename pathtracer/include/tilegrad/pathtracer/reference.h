@@ -9,9 +9,13 @@
 
 namespace tilegrad::pathtracer {
 
-// [height][width][3] linear radiance.
+// [height][width][3] linear radiance. sets: the light lists to sample (validated), null for the forward's (the
+// scene's lights). Finite differences pass light_sets(unperturbed scene, true): every sphere stays in its list
+// (light or dormant light) whatever its perturbed emission, which holds the sampler fixed; such a render is an
+// unbiased estimate of the perturbed image and, at the unperturbed scene, equal to the forward's to the bit.
 template <class T>
-std::vector<T> reference_render(const SceneT<T>& scene, const RenderSettings& settings);
+std::vector<T> reference_render(const SceneT<T>& scene, const RenderSettings& settings,
+                                const LightSets* sets = nullptr);
 
 template <class T>
 struct ReferenceGradient {

@@ -22,11 +22,14 @@ TG_HD TG_INLINE float unit_from_bits(std::uint32_t h) {
 // Streams keep the pixel samples and the edge samples apart.
 enum class RngStream : std::uint32_t { Pixel = 0x1u, Edge = 0x2u };
 
-// Dimensions of one path: pixel jitter, then per vertex b at kDimVertex + kDimsPerVertex * b.
+// Dimensions of one path: pixel jitter, then per vertex b at kDimVertex + kDimsPerVertex * b. The backward's
+// dormant-light sample of vertex b (see estimator.h) uses kDimDormant + kDimsPerVertex * b with the light
+// choice and cone numbers, after every vertex's own, so the forward's numbers do not depend on it.
 enum RngDim : std::uint32_t {
   kDimPixelX = 0, kDimPixelY = 1, kDimEdgePhi = 0,
   kDimVertex = 2, kDimsPerVertex = 5,
   kDimLightChoice = 0, kDimConeU = 1, kDimConeV = 2, kDimBounceU = 3, kDimBounceV = 4,
+  kDimDormant = 32,
 };
 
 struct Rng {
@@ -34,6 +37,9 @@ struct Rng {
   TG_HD float uniform(std::uint32_t dim) const { return unit_from_bits(hash_u32(key ^ hash_u32(dim * 0x9E3779B9u + 1u))); }
   TG_HD float vertex(int b, std::uint32_t which) const {
     return uniform(kDimVertex + kDimsPerVertex * static_cast<std::uint32_t>(b) + which);
+  }
+  TG_HD float dormant(int b, std::uint32_t which) const {
+    return uniform(kDimDormant + kDimsPerVertex * static_cast<std::uint32_t>(b) + which);
   }
 };
 

@@ -22,6 +22,7 @@ struct SphereT {
   T radius;
   Vec3<T> albedo;    // Lambertian reflectance per channel, in [0, 1]
   Vec3<T> emission;  // emitted radiance per channel, >= 0; a sphere with any emission > 0 is a light
+                     // (and in the backward one with zero emission is a dormant light: see LightSets)
 
   TG_HD T param(int i) const {
     return i < 3 ? center[i] : (i == 3 ? radius : (i < 7 ? albedo[i - 4] : emission[i - 7]));
@@ -105,6 +106,28 @@ void unpack_params(SceneT<T>& scene, const std::vector<T>& p) {
   for (std::size_t i = 0; i < scene.spheres.size(); ++i)
     for (int k = 0; k < kSphereParams; ++k) scene.spheres[i].set_param(k, p[i * kSphereParams + k]);
 }
+
+// The spheres next-event estimation samples. The forward samples `lights`: the spheres with emission > 0.
+// The backward also samples the others as `dormant` lights, lights of zero emission (a second light sample
+// per vertex whose value is 0), so that the emission gradient of a sphere at zero emission includes the light
+// it would cast: the derivative from the right, where emission is allowed (docs/PATHTRACER.md, "Emission at
+// zero"). Finite differences render the perturbed scene with the sets of the unperturbed one, which holds
+// the sampler fixed (reference_render).
+struct LightSets {
+  std::vector<int> lights, dormant;  // sphere ids, ascending, disjoint
+};
+// The scene's lights; with `dormant`, every other sphere as a dormant light.
+template <class T>
+LightSets light_sets(const SceneT<T>& scene, bool dormant) {
+  LightSets l;
+  for (std::size_t i = 0; i < scene.spheres.size(); ++i) {
+    if (scene.spheres[i].is_light()) l.lights.push_back(static_cast<int>(i));
+    else if (dormant) l.dormant.push_back(static_cast<int>(i));
+  }
+  return l;
+}
+// Throws InvalidArgument when an id is out of range, a list is not ascending, or a sphere is in both.
+void validate_light_sets(const LightSets& sets, std::size_t spheres);
 
 // A camera at `eye` looking at `target` with `up` pointing up in the image; vertical field of view in degrees;
 // the principal point at the image centre.

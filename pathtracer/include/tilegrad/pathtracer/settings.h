@@ -1,5 +1,6 @@
 // Render and gradient settings of the path tracer: integrator, samples, soft visibility, strategy, edges.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -37,6 +38,11 @@ struct GradientSettings {
   Accumulation strategy = Accumulation::Owned;
   bool interior = true;  // AD of the per-sample estimator
   bool boundary = true;  // edge sampling of the sphere silhouettes seen from the camera
+  // Hard visibility: sample the spheres of zero emission as dormant lights (LightSets in scene.h), so that
+  // their emission gradient includes the light they would cast. One more light sample (a shadow ray for
+  // direct and path) and contribution per vertex, and every tile lists every such sphere (Owned falls back
+  // to SortReduce beyond 64); off: their emission gradient counts only where they are seen.
+  bool dormant_lights = true;
   // Edge samples per sphere: edge_density per pixel of visible silhouette length, clamped to [min, max].
   float edge_density = 1.0f;
   int edge_min_samples = 8;
@@ -49,5 +55,10 @@ void validate(const GradientSettings& settings);
 
 // Vertices a path of these settings visits (1, or max_depth for Path).
 TG_HD inline int path_depth(const RenderSettings& s) { return s.integrator == Integrator::Path ? s.max_depth : 1; }
+
+// Whether the backward samples dormant lights: asked for, hard visibility, and a sphere of zero emission.
+inline bool samples_dormant(const RenderSettings& rs, const GradientSettings& gs, std::size_t num_dormant) {
+  return gs.dormant_lights && !rs.soft && num_dormant > 0;
+}
 
 }  // namespace tilegrad::pathtracer

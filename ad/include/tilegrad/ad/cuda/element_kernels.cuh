@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "tilegrad/ad/cuda/block_reduce.cuh"
+#include "tilegrad/core/cuda/block_reduce.cuh"
 #include "tilegrad/ad/element_assembly.h"
 #include "tilegrad/core/cuda/launch.cuh"
 
@@ -54,21 +54,21 @@ struct HvpDirectOp {
 
 // Owned records pass through shared memory when a block's records fit in 24 KB: every thread of the block leaves
 // its N values there, then the block stores the contiguous run of records of its elements [first, min(first +
-// kThreads, end)) with consecutive threads on consecutive values. Stored directly, each store instruction of a
+// THREADS, end)) with consecutive threads on consecutive values. Stored directly, each store instruction of a
 // warp would touch 32 records N values apart. Every thread of the block must call it (it synchronises); value(q)
 // gives the calling thread's q-th value and is called only when `mine`.
-template <class T, int N, unsigned kThreads>
-constexpr bool kStageRecords = kThreads * N * sizeof(T) <= 24 * 1024;
+template <class T, int N, unsigned THREADS>
+constexpr bool kStageRecords = THREADS * N * sizeof(T) <= 24 * 1024;
 
-template <class T, int N, unsigned kThreads, class Value>
+template <class T, int N, unsigned THREADS, class Value>
 __device__ TG_INLINE void store_records_staged(T* records, std::size_t first, std::size_t end, bool mine,
                                                const Value& value) {
-  __shared__ T s_records[kThreads * N];
+  __shared__ T s_records[THREADS * N];
   if (mine) TG_UNROLL for (int q = 0; q < N; ++q) s_records[threadIdx.x * N + q] = value(q);
   __syncthreads();
-  const std::size_t valid = first < end ? min(std::size_t(kThreads), end - first) : 0;
+  const std::size_t valid = first < end ? min(std::size_t(THREADS), end - first) : 0;
   T* dst = records + first * N;
-  for (std::size_t k = threadIdx.x; k < valid * N; k += kThreads) dst[k] = s_records[k];
+  for (std::size_t k = threadIdx.x; k < valid * N; k += THREADS) dst[k] = s_records[k];
   __syncthreads();  // the buffer is reused by the caller's next round
 }
 
@@ -103,23 +103,23 @@ __global__ void vector_pass_kernel(Op op, TermPass<typename Args::Scalar> pass) 
   emit_vector(op.a, pass, e, op(e, energy));
 }
 
-// Block p covers energy partition p of `parts` and writes its energy total to partials[p]. kEmit = false
+// Block p covers energy partition p of `parts` and writes its energy total to partials[p]. EMIT = false
 // for the value pass, which has no vector result.
-template <class Args, class Op, bool kEmit>
+template <class Args, class Op, bool EMIT>
 __global__ void __launch_bounds__(kPartitionBlock) partition_pass_kernel(Op op, TermPass<typename Args::Scalar> pass,
                                                                          int parts) {
   using T = typename Args::Scalar;
   const std::size_t begin = energy_partition_begin(op.a.count, parts, static_cast<int>(blockIdx.x));
   const std::size_t end = energy_partition_begin(op.a.count, parts, static_cast<int>(blockIdx.x) + 1);
   constexpr int N = Args::kArity * Args::kDim;
-  constexpr bool kStage = kEmit && kStageRecords<T, N, kPartitionBlock>;
+  constexpr bool kStage = EMIT && kStageRecords<T, N, kPartitionBlock>;
   double sum = 0.0;
   // Rounds of kPartitionBlock elements, the same for every thread of the block (the staged stores synchronise).
   for (std::size_t first = begin; first < end; first += kPartitionBlock) {
     const std::size_t e = first + threadIdx.x;
     const bool mine = e < end;
     T energy = T(0);
-    if constexpr (kEmit) {
+    if constexpr (EMIT) {
       Vec<T, N> r{};
       if (mine) r = op(e, energy);
       if (kStage && pass.owned) {
@@ -136,15 +136,15 @@ __global__ void __launch_bounds__(kPartitionBlock) partition_pass_kernel(Op op, 
   if (threadIdx.x == 0) pass.energy_partials[blockIdx.x] = total;
 }
 
-// Energy partitions (kEnergy) or one thread per element.
-template <class Args, bool kEmit, bool kEnergy, class Op>
+// Energy partitions (ENERGY) or one thread per element.
+template <class Args, bool EMIT, bool ENERGY, class Op>
 void launch_vector_pass(const Op& op, const TermPass<typename Args::Scalar>& pass) {
   const std::size_t count = op.a.count;
-  if constexpr (kEnergy) {
+  if constexpr (ENERGY) {
     // Partials past `parts` stay as the caller zeroed them.
     const int parts = static_cast<int>(std::clamp<std::size_t>((count + kPartitionBlock - 1) / kPartitionBlock, 1,
                                                                static_cast<std::size_t>(kEnergyPartials)));
-    partition_pass_kernel<Args, Op, kEmit><<<parts, kPartitionBlock>>>(op, pass, parts);
+    partition_pass_kernel<Args, Op, EMIT><<<parts, kPartitionBlock>>>(op, pass, parts);
     TG_CUDA_CHECK_LAUNCH();
   } else {
     cuda::launch(vector_pass_kernel<Args, Op>, count, kElementBlock, nullptr, op, pass);
@@ -155,7 +155,7 @@ void launch_vector_pass(const Op& op, const TermPass<typename Args::Scalar>& pas
 // what they keep of it), which keeps the number of heavy instantiations per energy at two.
 enum class LocalHessianUse { Assemble, Diagonal, Product };
 
-template <class Args, bool kProject>
+template <class Args, bool PROJECT>
 __global__ void local_hessian_kernel(Args a, TermPass<typename Args::Scalar> pass, LocalHessianUse use) {
   constexpr int K = Args::kArity, D = Args::kDim;
   const std::size_t e = cuda::global_thread();
@@ -164,14 +164,14 @@ __global__ void local_hessian_kernel(Args a, TermPass<typename Args::Scalar> pas
     if (use == LocalHessianUse::Assemble && pass.owned) {  // uniform over the launch (staged Owned records)
       const bool mine = e < a.count;
       H h;
-      if (mine) h = element_hessian(a.energy, a.variables(e), a.data_of(e), kProject, pass.min_eigenvalue);
+      if (mine) h = element_hessian(a.energy, a.variables(e), a.data_of(e), PROJECT, pass.min_eigenvalue);
       store_records_staged<typename Args::Scalar, H::kPacked, kElementBlock>(
           pass.records, std::size_t(blockIdx.x) * kElementBlock, a.count, mine, [&](int q) { return h.h[q]; });
       return;
     }
   }
   if (e >= a.count) return;
-  const auto h = element_hessian(a.energy, a.variables(e), a.data_of(e), kProject, pass.min_eigenvalue);
+  const auto h = element_hessian(a.energy, a.variables(e), a.data_of(e), PROJECT, pass.min_eigenvalue);
   switch (use) {
     case LocalHessianUse::Assemble:
       if (pass.owned) {

@@ -58,6 +58,7 @@ class DistributedTrainer {
   void initialize();
   void resume(const std::string& checkpoint_path);
   void save_checkpoint(const std::string& path);
+  // hooks.at_iteration may evaluate, save or read model() (it runs while the ranks wait between iterations).
   bool run(const training::Trainer::RunHooks& hooks);
   // `views` must be the dataset's train or test list.
   training::Evaluation evaluate(const std::vector<training::TrainingView>& views,
@@ -81,6 +82,7 @@ class DistributedTrainer {
 
  private:
   void each_rank(const std::function<void(int)>& task);  // on every rank's thread, host ranks sharing the cores
+  bool run_ranks(const training::Trainer::RunHooks& hooks);  // run() without at_iteration
   struct Rank;
   training::TrainConfig m_config;
   const training::TrainingDataset& m_data;

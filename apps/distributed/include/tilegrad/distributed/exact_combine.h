@@ -19,8 +19,11 @@ struct ExactSegment {
   float scale = 1.0f;
 };
 
+// The slots of the workspace exact_all_reduce takes its scratch from.
+enum ExactCombineSlot : std::size_t { kExactCodes = 0, kExactIntegers };
+
 // Replaces every element of every segment by its sum over the ranks (times its scale). Every rank passes segments
-// of the same sizes in the same order, on comm.device(). Scratch comes from `workspace` (slots 0 and 1).
+// of the same sizes in the same order, on comm.device(). Scratch comes from `workspace` (ExactCombineSlot).
 void exact_all_reduce(Communicator& comm, const std::vector<ExactSegment>& segments, Workspace& workspace);
 
 }  // namespace tilegrad::distributed

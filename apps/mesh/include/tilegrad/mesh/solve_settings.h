@@ -20,6 +20,8 @@ struct SolveSettings {
   StopCriteria stop;
   AssemblyOptions assembly;  // accumulation strategy and per-element PSD projection
   bool matrix_free = false;  // Newton: PCG on Hessian-vector products
+  NewtonLinearSolver linear_solver = NewtonLinearSolver::Auto;  // Newton: Cholesky when available, else PCG
+  MatrixFreePreconditioner preconditioner = MatrixFreePreconditioner::Auto;  // matrix-free Newton's PCG
   PcgOptions pcg;
   bool adaptive_tolerance = true;  // Newton: loose PCG far from the minimum (see NewtonOptions)
   IterationCallback on_iteration;

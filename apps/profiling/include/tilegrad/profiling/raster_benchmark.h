@@ -19,6 +19,8 @@ struct RasterBenchConfig {
   std::vector<Accumulation> modes = {kAllAccumulations.begin(), kAllAccumulations.end()};
   raster::RasterSettings settings;
   std::size_t max_record_bytes = 0;  // Owned's record limit (BackwardSettings::max_record_bytes); 0: none
+  // Non-empty: each workload's image and Owned gradients are also written there as raw floats (outputs_file).
+  std::string dump_dir;
 };
 
 struct RasterModeResult {
@@ -39,7 +41,14 @@ struct RasterBenchResult {
   std::size_t parameter_bytes = 0;
   std::size_t peak_bytes = 0;      // peak tilegrad allocations beyond the parameters during forward + backward
   std::size_t forward_peak_bytes = 0;  // the same during the forward alone
+  // digest() of the image and of the Owned gradients (every group, mean2d included, in Gradients' order): equal
+  // digests, equal bits.
+  std::string image_digest, owned_digest;
 };
+
+// The file of a workload's outputs under RasterBenchConfig::dump_dir: the image, then the Owned gradients, as
+// little-endian float32 in the order of the digests.
+std::string outputs_file(const std::string& dump_dir, const std::string& workload);
 
 RasterBenchResult run_raster_benchmark(const std::string& workload, const raster::Gaussians& gaussians,
                                        const raster::Camera& camera, const RasterBenchConfig& config, std::FILE* log);

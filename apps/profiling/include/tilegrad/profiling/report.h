@@ -22,7 +22,12 @@ std::string format_ms(double ms);
 std::string format_ratio(double r);
 std::string format_bytes(double bytes);
 
-// Writes `text` to `path` (creating parent folders); throws IoError naming the path on failure.
+// Writes `text` (or `bytes` bytes at `data`) to `path`, creating parent folders; throws IoError naming the path on
+// failure.
 void write_text_file(const std::string& path, const std::string& text);
+void write_file_bytes(const std::string& path, const void* data, std::size_t bytes);
+
+// A 64-bit FNV-1a hash of the bytes, 16 hex digits: equal outputs have equal digests (to compare runs and builds).
+std::string digest(const void* data, std::size_t bytes);
 
 }  // namespace tilegrad::profiling

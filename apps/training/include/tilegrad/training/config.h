@@ -37,6 +37,10 @@ struct DensifyConfig {
   // footprint radius in pixels (0: off; the reference's screen-size test never fires, see docs/TRAINING.md).
   float max_world_size = 0.1f;
   float max_screen_size = 0.0f;
+  // Which views count for a Gaussian's mean gradient: those where its splat reaches a pixel at alpha >= 1/255
+  // (true, the rasterizer's own culling), or those where its 3-sigma footprint touches the image whatever its
+  // opacity (false, as the original 3DGS and gsplat count; faint views then lower the mean).
+  bool opacity_aware_visibility = true;
 };
 
 enum class BackgroundMode { Auto, Color, Random };

@@ -25,6 +25,14 @@ struct SceneViewOptions {
   Device device = Device::Cpu;
 };
 
+// Camera-to-world matrices (OpenGL axes, row-major 4x4) looking at the origin with +z up: train cameras on a
+// Fibonacci spiral over elevations 10..80 degrees (turned by a seeded azimuth), test cameras on a ring 30
+// degrees up at azimuths no train camera shares.
+struct ScenePoses {
+  std::vector<std::array<float, 16>> train, test;
+};
+ScenePoses scene_poses(const SceneViewOptions& options);
+
 // Renders `scene` from train cameras spread over the upper hemisphere and test cameras on a ring 30 degrees up,
 // and writes <folder>/train/r_<i>.png, <folder>/test/r_<i>.png (straight RGBA), transforms_train.json and
 // transforms_test.json (camera-to-world in OpenGL axes, as Blender writes them).

@@ -16,6 +16,14 @@ namespace tilegrad::training {
 void accumulate_density_stats(GaussianModel& model, const raster::Camera& camera,
                               const raster::RasterSettings& settings, View<const float> mean2d_grad);
 
+// The settings whose culling decides which views count for the statistics (DensifyConfig's
+// opacity_aware_visibility): the rasterizer's own (alpha >= 1/255 somewhere), or with min_alpha 0 the 3-sigma
+// footprint touching the image.
+inline raster::RasterSettings density_visibility(raster::RasterSettings settings, bool opacity_aware) {
+  if (!opacity_aware) settings.thresholds.min_alpha = 0.0f;
+  return settings;
+}
+
 struct DensifyCounts {
   std::size_t before = 0, cloned = 0, split = 0, pruned = 0, after = 0;
 };

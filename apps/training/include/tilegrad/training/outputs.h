@@ -20,6 +20,8 @@ std::string run_config_json(const TrainConfig& config, const DatasetOptions& dat
 
 // One JSON object per line: iteration, loss, PSNR, Gaussians, speed, learning rate, stage times.
 std::string progress_json_line(const Progress& progress);
+// The line of a periodic evaluation: {"iteration": N, "eval": {"split", "views", "psnr", "ssim", "l1", "seconds"}}.
+std::string evaluation_json_line(int iteration, const std::string& split, const Evaluation& evaluation);
 
 // The cameras of `views` as the 3DGS trainer writes them (id, img_name, width, height, position, rotation as the
 // camera-to-world matrix in OpenCV axes, fx, fy).

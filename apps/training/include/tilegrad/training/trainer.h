@@ -125,6 +125,10 @@ class Trainer {
     std::function<void()> step;   // runs one iteration (default: step())
     // Writes a periodic checkpoint (default: the model copied to the host and written in the background).
     std::function<void(const std::string&)> save;
+    // Called after each iteration listed in `at_iterations`, with its number (periodic evaluations and saves);
+    // its time is not training time.
+    std::function<void(int)> at_iteration;
+    std::vector<int> at_iterations;
   };
   // Steps until done or until hooks.stop() returns true. Returns true when all iterations are done.
   bool run(const RunHooks& hooks);

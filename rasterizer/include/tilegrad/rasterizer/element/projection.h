@@ -172,7 +172,7 @@ TG_HD inline Extents footprint_extents(float a, float b, float c, float opacity,
   const float radius = footprint_radius(a, b, c, extent_sigmas);
   if (!(min_alpha > 0.0f)) return {radius, radius};
   if (!(opacity > min_alpha * 0.95f)) return {0.0f, 0.0f};
-  const float level = 2.0f * ::logf(opacity / min_alpha) + 0.05f;
+  const float level = 2.0f * log(opacity / min_alpha) + 0.05f;
   if (!(level > 0.0f)) return {0.0f, 0.0f};
   return {fminf(radius, 1.01f * ::sqrtf(level * a)), fminf(radius, 1.01f * ::sqrtf(level * c))};
 }

@@ -7,19 +7,9 @@
 #include "tilegrad/ad/functions.h"
 #include "tilegrad/rasterizer/element/color.h"
 #include "tilegrad/rasterizer/element/projection.h"
+#include "tilegrad/rasterizer/element/record.h"
 
 namespace tilegrad::raster {
-
-// Layout of the per-Gaussian (and per-instance) 2D gradient record.
-enum Grad2d : int {
-  kGradU = 0, kGradV = 1,                 // mean2d
-  kGradConicA = 2, kGradConicB = 3, kGradConicC = 4,
-  kGradOpacity = 5,
-  kGradColor = 6,                         // 6, 7, 8
-  kGradDepth = 9,
-  kGradAbsU = 10, kGradAbsV = 11,         // sum over pixels of |dL/dmean2d| (statistic, not a gradient)
-  kGrad2dWidth = 12,
-};
 
 template <class T>
 struct ParamGrad {
@@ -28,9 +18,9 @@ struct ParamGrad {
   T opacity_logit;
 };
 
-// g: the kGrad2dWidth record of one Gaussian. Two chained pull-backs keep the dual numbers short: the
-// screen-space part over (mean, the 6 entries of Sigma, logit) with 10 partials, then the covariance over
-// (log_scale, quat) with 7.
+// g: the gradient record (record.h) of one Gaussian, kGrad2dWidth values. Two chained pull-backs keep the dual
+// numbers short: the screen-space part over (mean, the 6 entries of Sigma, logit) with 10 partials, then the
+// covariance over (log_scale, quat) with 7.
 template <class T>
 TG_HD ParamGrad<T> project_gaussian_vjp(const Vec3<T>& mean, const Vec3<T>& log_scale, const Vec4<T>& quat,
                                         T opacity_logit, const ProjectionCamera& cam, float blur, bool antialiased,

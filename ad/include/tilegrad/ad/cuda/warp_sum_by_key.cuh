@@ -1,17 +1,20 @@
-// Deterministic warp-level sum of gradient rows over the lanes that hold the same key (device only).
+// Deterministic warp-level sum of gradient rows over the lanes that hold the same key (.cu only): how a warp's
+// contributions to shared parameters are combined before they leave it.
 #pragma once
+#include <cuda_runtime.h>
+
 #include <cstdint>
 
 #include "tilegrad/ad/cuda/warp_reduce_scatter.cuh"
 
-namespace tilegrad::pathtracer::cuda_impl {
+namespace tilegrad::cuda {
 
 // All 32 lanes call together. The warp's sum of the rows of each key leaves through emit(c, value): called
 // once for every component c of every key present, on one lane that holds that key. The combination order
 // depends only on which lanes hold which key, never on timing: the same inputs give the same bits.
 //
 // One key in the whole warp (inside a sphere's image, or along one curve): a transposed reduction leaves
-// each component's sum on its own lane (cuda::warp_reduce_scatter: 12 shuffles for 10 floats instead of 50).
+// each component's sum on its own lane (warp_reduce_scatter: 12 shuffles for 10 floats instead of 50).
 // Otherwise equal keys mostly sit in runs of consecutive lanes (neighbouring pixels, contiguous samples):
 // each run is summed by a segmented scan (five shuffle levels whatever the number of keys; its last lane ends
 // with the run's sum), and a key split over several runs has the sums of its later runs added, in lane order,
@@ -22,7 +25,7 @@ __device__ inline void warp_sum_by_key(std::uint32_t key, float (&row)[W], Emit&
   const int lane = static_cast<int>(threadIdx.x & 31u);
   const unsigned peers = __match_any_sync(kFull, key);
   if (peers == kFull) {
-    const cuda::LaneSum s = cuda::warp_reduce_scatter(row);
+    const LaneSum s = warp_reduce_scatter(row);
     if (s.owner) emit(s.index, s.value);
     return;
   }
@@ -58,4 +61,4 @@ __device__ inline void warp_sum_by_key(std::uint32_t key, float (&row)[W], Emit&
   }
 }
 
-}  // namespace tilegrad::pathtracer::cuda_impl
+}  // namespace tilegrad::cuda

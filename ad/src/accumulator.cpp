@@ -1,5 +1,5 @@
 // Accumulator: argument validation and dispatch to the CPU or CUDA implementation.
-#include "tilegrad/ad/accumulate.h"
+#include "tilegrad/ad/accumulator.h"
 
 #include <algorithm>
 #include <limits>
@@ -12,16 +12,16 @@ namespace tilegrad {
 namespace {
 
 void raise_reported(unsigned errors, const char* where) {
-  if (errors & ad_backend::kIdOutOfRange)
+  if (errors & ad::kIdOutOfRange)
     throw InvalidArgument(detail::concat(where, ": a contribution id is >= the number of parameters"));
-  if (errors & ad_backend::kBadOffsets)
+  if (errors & ad::kBadOffsets)
     throw InvalidArgument(detail::concat(
         where, ": segment offsets must start at 0, never decrease, and end at the number of contributions"));
-  if (errors & ad_backend::kIdOutsideSegment)
+  if (errors & ad::kIdOutsideSegment)
     throw InvalidArgument(detail::concat(where, ": an id does not match the segment (owner) it is stored in"));
 }
 
-ad_backend::Problem make_problem(const Contributions& in, View<float> grad, Device device, bool need_offsets,
+ad::Problem make_problem(const Contributions& in, View<float> grad, Device device, bool need_offsets,
                                  bool need_ids, const AccumulateOptions& options, const char* where) {
   TG_CHECK_ARG(in.width >= 1 && in.width <= 32, where, ": width must be in 1..32, got ", in.width);
   const auto width = static_cast<std::size_t>(in.width);
@@ -49,7 +49,7 @@ void Accumulator::accumulate(Accumulation strategy, const Contributions& in, Vie
                              const AccumulateOptions& options) {
   const bool owned = strategy == Accumulation::Owned;
   const char* where = to_string(strategy);
-  ad_backend::Problem p = make_problem(in, grad, device(), owned, !owned, options, where);
+  ad::Problem p = make_problem(in, grad, device(), owned, !owned, options, where);
   if (p.count == 0 && !owned) return;
   if (p.num_params == 0) {
     TG_CHECK_ARG(p.count == 0, where, ": ", p.count, " contributions but the gradient has no parameters");
@@ -57,10 +57,10 @@ void Accumulator::accumulate(Accumulation strategy, const Contributions& in, Vie
   }
   unsigned errors = 0;
   if (device() == Device::Cpu) {
-    errors = ad_backend::accumulate_cpu(strategy, p);
+    errors = ad::cpu_backend::accumulate(strategy, p);
   } else {
 #if TILEGRAD_WITH_CUDA
-    errors = ad_backend::accumulate_cuda(strategy, p, m_workspace);
+    errors = ad::cuda_backend::accumulate(strategy, p, m_workspace);
 #else
     throw Unsupported("CUDA accumulation requested but this tilegrad build has no CUDA backend");
 #endif

@@ -1,0 +1,56 @@
+// The CPU backend: the float instance of the reference pipeline (pipeline.h), writing straight into the
+// outputs' host buffers.
+#include <cmath>
+
+#include "backend.h"
+#include "cpu/pipeline.h"
+
+namespace tilegrad::raster::cpu_backend {
+namespace {
+
+struct CpuState final : ForwardState {
+  State<float> s;
+};
+
+class CpuBackend final : public Backend {
+ public:
+  std::unique_ptr<ForwardState> forward(const GaussiansView& g, const ProjectionCamera& camera,
+                                        const RasterSettings& settings, ForwardOutput& out, StageTimes*) override {
+    const std::size_t pixels = std::size_t(camera.width) * camera.height;
+    out.image = Buffer<float>(pixels * 3, Device::Cpu);
+    out.alpha = Buffer<float>(pixels, Device::Cpu);
+    out.depth = Buffer<float>(settings.render_depth ? pixels : 0, Device::Cpu);
+    auto state = std::make_unique<CpuState>();
+    cpu_backend::forward(param_arrays(g), camera, settings, state->s,
+                         {out.image.data(), out.alpha.data(), settings.render_depth ? out.depth.data() : nullptr});
+    state->instances = state->s.sorted_slots.size();
+    state->visible = state->s.visible;
+    return state;
+  }
+
+  Gradients backward(const GaussiansView& g, const ForwardState& state, const LossGradients<float>& dl,
+                     const BackwardSettings& settings, StageTimes*) override {
+    const bool colors = !g.colors.empty();
+    Gradients grads = allocate_gradients(g, settings, Device::Cpu);
+    cpu_backend::backward(param_arrays(g), static_cast<const CpuState&>(state).s, dl, settings.accumulation,
+                          {grads.means.data(), grads.log_scales.data(), grads.quats.data(), grads.opacity_logits.data(),
+                           colors ? nullptr : grads.sh.data(), colors ? grads.colors.data() : nullptr,
+                           grads.mean2d.data(), settings.absolute_mean2d ? grads.mean2d_abs.data() : nullptr});
+    return grads;
+  }
+
+  bool any_nonfinite(View<const float> v) override {
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (!std::isfinite(v.data()[i])) return true;
+    return false;
+  }
+
+  std::size_t workspace_bytes() const override { return 0; }
+};
+
+}  // namespace
+}  // namespace tilegrad::raster::cpu_backend
+
+namespace tilegrad::raster {
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<cpu_backend::CpuBackend>(); }
+}  // namespace tilegrad::raster

@@ -1,0 +1,25 @@
+// Internal: the slots of the CUDA backend's workspace (one per Rasterizer), every stage's in one place.
+#pragma once
+#include <cstddef>
+
+namespace tilegrad::raster::cuda_backend {
+
+enum class Slot : std::size_t {
+  ScanTemp,          // project: scan scratch (visible indices, instance slots)
+  Counts,            // project: {visible, instances, most tiles of one Gaussian}
+  TileCounts,        // bin, order_tiles: instances per tile, sorted, tile ids, sort scratch
+  TileCountsSorted,
+  TileIds,
+  TileSortTemp,
+  Grad2d,            // backward: per-Gaussian gradient records
+  NonfiniteFlag,     // any_nonfinite
+  StripOffsets,      // record strips: a strip's instance slots, its tile order, scan scratch
+  StripOrder,
+  StripScan,
+  StripOfRow,        // strip_tile_order: strip of each tile row, keys, sorted keys, sort scratch
+  StripKeys,
+  StripKeysSorted,
+  StripSortTemp,
+};
+
+}  // namespace tilegrad::raster::cuda_backend

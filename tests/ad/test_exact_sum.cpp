@@ -1,0 +1,46 @@
+// The exact sum's arithmetic (exact_sum.h) and the names of the accumulation strategies.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "test_support.h"
+#include "tilegrad/ad/accumulation.h"
+#include "tilegrad/ad/exact_sum.h"
+#include "tilegrad/core/error.h"
+
+using namespace tilegrad;
+
+TEST(AccumulationNames, ParseAndPrint) {
+  for (Accumulation s : kAllAccumulations) EXPECT_EQ(parse_accumulation(to_string(s)), s);
+  EXPECT_EQ(parse_accumulation("Sort_Reduce"), Accumulation::SortReduce);
+  EXPECT_EQ(parse_accumulation("warp"), Accumulation::WarpAggregated);
+  EXPECT_THROW(parse_accumulation("lock-free"), InvalidArgument);
+  EXPECT_TRUE(is_deterministic(Accumulation::Owned));
+  EXPECT_FALSE(is_deterministic(Accumulation::Atomic));
+}
+
+TEST(ExactSum, SingleValueShortcutHasTheGeneralPathsBits) {
+  // exact::sum of one value takes a shortcut; it must equal the two-pass fixed-point arithmetic exactly.
+  auto general = [](float x) {
+    const unsigned flags = exact::nonfinite_flags(x);
+    if (flags) return exact::nonfinite_result(flags);
+    const int k = exact::scale_exponent(std::fabs(x), 1);
+    return exact::dequantize(exact::quantize(x, k), k);
+  };
+  std::vector<float> values = {0.0f, -0.0f, 1.0f, -1.0f, 3.0e38f, -1.17549435e-38f, 1.4e-45f, -2.5e-40f, 0.1f, -7.25f};
+  const auto random = test::random_floats(10000, 77, -1e6f, 1e6f);
+  values.insert(values.end(), random.begin(), random.end());
+  for (float x : values) {
+    const float fast = exact::sum([&](std::uint32_t) { return x; }, 1);
+    const float slow = general(x);
+    ASSERT_EQ(std::memcmp(&fast, &slow, sizeof(float)), 0) << x;
+  }
+  EXPECT_TRUE(std::isnan(exact::sum([](std::uint32_t) { return NAN; }, 1)));
+}
+
+TEST(ExactSum, PowerOfTwoScaleIsExactOverTheWholeRange) {
+  // quantize/dequantize scale by pow2(k), assembled from exponent bits; it must be ldexp exactly for every
+  // exponent the sums use (k in [-98, 210], and its negation).
+  for (int k = -210; k <= 210; ++k) ASSERT_EQ(exact::pow2(k), std::ldexp(1.0, k)) << k;
+}
