@@ -34,15 +34,19 @@ Gaussians Gaussians::allocate(std::size_t count, int sh_degree, Device device) {
 
 Gaussians Gaussians::to(Device device) const {
   Gaussians g;
-  g.sh_degree = sh_degree;
-  g.version = version;
-  g.means = means.to(device);
-  g.log_scales = log_scales.to(device);
-  g.quats = quats.to(device);
-  g.opacity_logits = opacity_logits.to(device);
-  g.sh = sh.to(device);
-  g.colors = colors.to(device);
+  copy_into(g, device);
   return g;
+}
+
+void Gaussians::copy_into(Gaussians& dst, Device device) const {
+  dst.sh_degree = sh_degree;
+  dst.version = version;
+  dst.means.assign(means.view(), device);
+  dst.log_scales.assign(log_scales.view(), device);
+  dst.quats.assign(quats.view(), device);
+  dst.opacity_logits.assign(opacity_logits.view(), device);
+  dst.sh.assign(sh.view(), device);
+  dst.colors.assign(colors.view(), device);
 }
 
 GaussiansView Gaussians::view() const {

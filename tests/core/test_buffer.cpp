@@ -41,6 +41,20 @@ TEST_P(BufferOn, CopyFromRejectsWrongSize) {
   EXPECT_THROW(a.copy_from(b.view()), InvalidArgument);
 }
 
+TEST_P(BufferOn, AssignKeepsTheAllocationWhileTheSizeIsUnchanged) {
+  const auto first = test::random_floats(1000, 3), second = test::random_floats(1000, 4);
+  Buffer<float> host;
+  host.assign(Buffer<float>::from(first, device()).view(), Device::Cpu);
+  const float* p = host.data();
+  EXPECT_EQ(host.to_vector(), first);
+  host.assign(Buffer<float>::from(second, device()).view(), Device::Cpu);
+  EXPECT_EQ(host.data(), p);  // same size: no new allocation
+  EXPECT_EQ(host.to_vector(), second);
+  host.assign(Buffer<float>::from(std::vector<float>{1, 2}, device()).view(), Device::Cpu);
+  EXPECT_EQ(host.size(), 2u);
+  EXPECT_EQ(host.to_vector(), (std::vector<float>{1, 2}));
+}
+
 TEST_P(BufferOn, StatisticsTrackAllocations) {
   const auto before = memory::stats(device()).current;
   {

@@ -9,13 +9,14 @@ CheckpointWriter::~CheckpointWriter() {
   if (m_thread.joinable()) m_thread.join();
 }
 
-void CheckpointWriter::start(const std::string& path, GaussianModel host_model, std::int64_t iteration,
+void CheckpointWriter::start(const std::string& path, const GaussianModel& model, std::int64_t iteration,
                              std::string config_json, std::string data_json, std::string state_json) {
   wait();
-  m_thread = std::thread([this, path, model = std::move(host_model), iteration, config = std::move(config_json),
-                          data = std::move(data_json), state = std::move(state_json)] {
+  model.copy_into(m_host, Device::Cpu);
+  m_thread = std::thread([this, path, iteration, config = std::move(config_json), data = std::move(data_json),
+                          state = std::move(state_json)] {
     try {
-      save_checkpoint(path, model, iteration, config, data, [&] { return state; });
+      save_checkpoint(path, m_host, iteration, config, data, [&] { return state; });
     } catch (...) {
       m_error = std::current_exception();
     }

@@ -32,14 +32,18 @@ GaussianModel GaussianModel::from_parameters(raster::Gaussians params) {
 
 GaussianModel GaussianModel::to(Device device) const {
   GaussianModel m;
-  m.params = params.to(device);
-  m.adam_m = adam_m.to(device);
-  m.adam_v = adam_v.to(device);
-  m.adam_step = adam_step;
-  m.grad_accum = grad_accum.to(device);
-  m.view_count = view_count.to(device);
-  m.max_radius = max_radius.to(device);
+  copy_into(m, device);
   return m;
+}
+
+void GaussianModel::copy_into(GaussianModel& dst, Device device) const {
+  params.copy_into(dst.params, device);
+  adam_m.copy_into(dst.adam_m, device);
+  adam_v.copy_into(dst.adam_v, device);
+  dst.adam_step = adam_step;
+  dst.grad_accum.assign(grad_accum.view(), device);
+  dst.view_count.assign(view_count.view(), device);
+  dst.max_radius.assign(max_radius.view(), device);
 }
 
 void GaussianModel::zero_statistics() {

@@ -181,11 +181,10 @@ void Trainer::save_checkpoint(const std::string& path, const GaussianModel* mode
 
 void Trainer::start_checkpoint(const std::string& path) {
   const auto t0 = Clock::now();
-  m_writer->wait();
-  GaussianModel host = m_model.to(Device::Cpu);  // the only part training waits for
+  // Training waits for the previous write (if still running) and the copy to the host only.
+  m_writer->start(path, m_model, m_iteration, config_to_json(m_config), m_fingerprint, state_json());
   m_checkpoints.count += 1;
   m_checkpoints.seconds += seconds_since(t0);
-  m_writer->start(path, std::move(host), m_iteration, config_to_json(m_config), m_fingerprint, state_json());
 }
 
 int Trainer::active_sh_degree() const { return std::min(m_config.sh_degree, m_iteration / m_config.sh_degree_every); }

@@ -108,6 +108,11 @@ class Buffer {
   void reserve_discard(std::size_t count, Device device) {
     if (count > m_count || device != m_device) *this = Buffer(count, device);
   }
+  // Becomes a copy of `src` on `device`, keeping its allocation when the size and device are unchanged.
+  void assign(View<const T> src, Device device) {
+    reset(src.count, device);
+    memory::copy(m_ptr, m_device, src.ptr, src.device, src.bytes());
+  }
   void copy_from(View<const T> src) {
     TG_CHECK_ARG(src.count == m_count, "copy_from: size mismatch (", src.count, " vs ", m_count, ")");
     memory::copy(m_ptr, m_device, src.ptr, src.device, bytes());

@@ -43,6 +43,8 @@ struct Gaussians {
   std::size_t count() const { return opacity_logits.size(); }
   Device device() const { return opacity_logits.device(); }
   Gaussians to(Device device) const;
+  // Copies into `dst` on `device`, reusing dst's buffers whose size is unchanged (no allocation).
+  void copy_into(Gaussians& dst, Device device) const;
   GaussiansView view() const;
 };
 

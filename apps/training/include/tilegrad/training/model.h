@@ -20,6 +20,8 @@ struct GaussianModel {
   std::size_t count() const { return params.count(); }
   Device device() const { return params.device(); }
   GaussianModel to(Device device) const;
+  // Copies into `dst` on `device`, reusing dst's buffers whose size is unchanged (no allocation).
+  void copy_into(GaussianModel& dst, Device device) const;
   void zero_statistics();
 };
 
