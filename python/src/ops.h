@@ -94,23 +94,23 @@ struct SplitPixelGradients {
   const float* v_alphas;  // [P] or null
   const float* alpha;     // [P] forward alpha
   const float* depth;     // [P] forward accumulated depth, or null
-  float* dl_dimage;       // [P, 3]
-  float* dl_ddepth;       // [P] or null (layout.depth None)
-  float* dl_dalpha;       // [P] or null (no v_alphas and no expected depth)
+  float* d_image;         // [P, 3]
+  float* d_depth;         // [P] or null (layout.depth None)
+  float* d_alpha;         // [P] or null (no v_alphas and no expected depth)
   TG_HD void operator()(std::size_t p) const {
     const int x = layout.channels();
     const float* g = v_colors + p * x;
-    for (int c = 0; c < 3; ++c) dl_dimage[3 * p + c] = layout.rgb ? g[c] : 0.0f;
-    float g_alpha = v_alphas ? v_alphas[p] : 0.0f;
-    if (layout.depth == DepthOutput::Accumulated) dl_ddepth[p] = g[x - 1];
+    for (int c = 0; c < 3; ++c) d_image[3 * p + c] = layout.rgb ? g[c] : 0.0f;
+    float d_alpha_p = v_alphas ? v_alphas[p] : 0.0f;
+    if (layout.depth == DepthOutput::Accumulated) d_depth[p] = g[x - 1];
     if (layout.depth == DepthOutput::Expected) {
       const float a = alpha[p];
       const bool floor = !(a > kMinAlpha);
       const float ac = floor ? kMinAlpha : a;
-      dl_ddepth[p] = g[x - 1] / ac;
-      if (!floor) g_alpha -= g[x - 1] * depth[p] / (ac * ac);
+      d_depth[p] = g[x - 1] / ac;
+      if (!floor) d_alpha_p -= g[x - 1] * depth[p] / (ac * ac);
     }
-    if (dl_dalpha) dl_dalpha[p] = g_alpha;
+    if (d_alpha) d_alpha[p] = d_alpha_p;
   }
 };
 

@@ -143,15 +143,15 @@ RenderGradients Render::backward(View<const float> v_colors, View<const float> v
   const bool expected_depth = r.layout.depth == DepthOutput::Expected;
   // RGB: the output gradients are the rasterizer's dL/dimage and dL/dalpha as they are (no per-pixel pass).
   const bool direct = r.layout.rgb && r.layout.depth == DepthOutput::None;
-  Buffer<float> dl_dimage(direct ? 0 : pixels * 3, d);
-  Buffer<float> dl_ddepth(r.layout.depth != DepthOutput::None ? pixels : 0, d);
-  Buffer<float> dl_dalpha(!direct && (!v_alphas.empty() || expected_depth) ? pixels : 0, d);
+  Buffer<float> d_image(direct ? 0 : pixels * 3, d);
+  Buffer<float> d_depth(r.layout.depth != DepthOutput::None ? pixels : 0, d);
+  Buffer<float> d_alpha(!direct && (!v_alphas.empty() || expected_depth) ? pixels : 0, d);
 
   std::lock_guard<std::mutex> lock(g_mutex);
   raster::Rasterizer& rast = rasterizer(d);
   for (std::size_t c = 0; c < cams; ++c) {
     const raster::ForwardOutput& out = m_outputs[c];
-    View<const float> image_grad = dl_dimage.view(), alpha_grad = dl_dalpha.view();
+    View<const float> image_grad = d_image.view(), alpha_grad = d_alpha.view();
     if (direct) {
       image_grad = v_colors.subview(c * pixels * 3, pixels * 3);
       if (!v_alphas.empty()) alpha_grad = v_alphas.subview(c * pixels, pixels);
@@ -159,12 +159,12 @@ RenderGradients Render::backward(View<const float> v_colors, View<const float> v
       for_each(d, pixels,
                SplitPixelGradients{r.layout, v_colors.data() + c * pixels * x,
                                    v_alphas.empty() ? nullptr : v_alphas.data() + c * pixels, out.alpha.data(),
-                                   out.depth.empty() ? nullptr : out.depth.data(), dl_dimage.data(),
-                                   dl_ddepth.empty() ? nullptr : dl_ddepth.data(),
-                                   dl_dalpha.empty() ? nullptr : dl_dalpha.data()});
+                                   out.depth.empty() ? nullptr : out.depth.data(), d_image.data(),
+                                   d_depth.empty() ? nullptr : d_depth.data(),
+                                   d_alpha.empty() ? nullptr : d_alpha.data()});
     }
     raster::Gradients g = rast.backward(out, view_for(static_cast<int>(c)), image_grad, alpha_grad,
-                                        dl_ddepth.view(), settings);
+                                        d_depth.view(), settings);
     accumulate(grads.means, std::move(g.means), d);
     accumulate(grads.scales, std::move(g.log_scales), d);
     accumulate(grads.quats, std::move(g.quats), d);
@@ -179,11 +179,11 @@ RenderGradients Render::backward(View<const float> v_colors, View<const float> v
     if (absgrad) copy_into(grads.means2d_abs, c * n * 2, g.mean2d_abs);
     if (background_gradients && r.layout.rgb) {
       // dL/dbackground = sum over pixels of dL/dcolour (1 - alpha), summed in double on the host.
-      const std::vector<float> g_rgb = to_vector(v_colors.subview(c * pixels * x, pixels * x));
+      const std::vector<float> d_rgb = to_vector(v_colors.subview(c * pixels * x, pixels * x));
       const std::vector<float> alpha = out.alpha.to_vector();
       double sum[3] = {0, 0, 0};
       for (std::size_t p = 0; p < pixels; ++p)
-        for (int k = 0; k < 3; ++k) sum[k] += double(g_rgb[p * x + k]) * (1.0 - double(alpha[p]));
+        for (int k = 0; k < 3; ++k) sum[k] += double(d_rgb[p * x + k]) * (1.0 - double(alpha[p]));
       for (int k = 0; k < 3; ++k) grads.backgrounds[c * 3 + k] = static_cast<float>(sum[k]);
     }
   }

@@ -90,8 +90,8 @@ ForwardOutput Rasterizer::forward(const GaussiansView& g, const Camera& camera, 
   return out;
 }
 
-Gradients Rasterizer::backward(const ForwardOutput& fwd, const GaussiansView& g, View<const float> dl_dimage,
-                               View<const float> dl_dalpha, View<const float> dl_ddepth,
+Gradients Rasterizer::backward(const ForwardOutput& fwd, const GaussiansView& g, View<const float> d_image,
+                               View<const float> d_alpha, View<const float> d_depth,
                                const BackwardSettings& settings) {
   TG_CHECK_ARG(fwd.context != nullptr, "backward: the forward output has no context (default-constructed?)");
   const Context& ctx = *fwd.context;
@@ -104,20 +104,20 @@ Gradients Rasterizer::backward(const ForwardOutput& fwd, const GaussiansView& g,
   TG_CHECK_ARG(g.version == ctx.version, "backward: the Gaussians changed since the forward (version ", ctx.version,
                " -> ", g.version, "); run the forward again");
   const std::size_t pixels = std::size_t(ctx.width) * ctx.height;
-  check_view(dl_dimage, pixels * 3, device(), "dL/dimage [H, W, 3]");
-  if (!dl_dalpha.empty()) check_view(dl_dalpha, pixels, device(), "dL/dalpha [H, W]");
-  if (!dl_ddepth.empty()) {
+  check_view(d_image, pixels * 3, device(), "dL/dimage [H, W, 3]");
+  if (!d_alpha.empty()) check_view(d_alpha, pixels, device(), "dL/dalpha [H, W]");
+  if (!d_depth.empty()) {
     TG_CHECK_ARG(ctx.depth, "backward: dL/ddepth given, but the forward did not render depth "
                             "(RasterSettings::render_depth)");
-    check_view(dl_ddepth, pixels, device(), "dL/ddepth [H, W]");
+    check_view(d_depth, pixels, device(), "dL/ddepth [H, W]");
   }
   if (settings.check_finite) {
-    for (const auto& [v, what] : {std::pair{dl_dimage, "dL/dimage"}, std::pair{dl_dalpha, "dL/dalpha"},
-                                  std::pair{dl_ddepth, "dL/ddepth"}})
+    for (const auto& [v, what] : {std::pair{d_image, "dL/dimage"}, std::pair{d_alpha, "dL/dalpha"},
+                                  std::pair{d_depth, "dL/ddepth"}})
       TG_CHECK_ARG(v.empty() || !m_impl->backend->any_nonfinite(v), "backward: ", what,
                    " contains NaN or infinite values");
   }
-  return m_impl->backend->backward(g, *ctx.state, {dl_dimage.data(), data_or_null(dl_dalpha), data_or_null(dl_ddepth)},
+  return m_impl->backend->backward(g, *ctx.state, {d_image.data(), data_or_null(d_alpha), data_or_null(d_depth)},
                                    settings, m_impl->timing ? &m_impl->times : nullptr);
 }
 

@@ -58,15 +58,15 @@ int main(int argc, char** argv) {
   for (int it = 0; it < 60; ++it) {
     const raster::ForwardOutput out = rasterizer.forward(scene.view(), camera);
     const std::vector<float> image = out.image.to_vector();
-    std::vector<float> dl_dimage(image.size());
+    std::vector<float> d_image(image.size());
     loss = 0;
     for (std::size_t i = 0; i < image.size(); ++i) {
       const float d = image[i] - target[i];
       loss += double(d) * d;
-      dl_dimage[i] = 2.0f * d;
+      d_image[i] = 2.0f * d;
     }
     if (it == 0) first_loss = loss;
-    const raster::Gradients grads = rasterizer.backward(out, scene.view(), Buffer<float>::from(dl_dimage, device).view());
+    const raster::Gradients grads = rasterizer.backward(out, scene.view(), Buffer<float>::from(d_image, device).view());
     const std::vector<float> g = grads.means.to_vector();
     for (std::size_t i = 0; i < means.size(); ++i) means[i] -= learning_rate * g[i];
     scene.means.copy_from(Buffer<float>::from(means, Device::Cpu).view());

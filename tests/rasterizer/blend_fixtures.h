@@ -22,8 +22,8 @@ raster::Splat<T> random_splat(std::mt19937_64& rng) {
 // The scale of the terms of each record entry: rounding errors are relative to it, not to the (possibly
 // cancelling) result.
 template <class T>
-double term_scale(const raster::Fragment<T>& f, const raster::Splat<T>& s, T g_alpha, int entry) {
-  const double ga = std::fabs(double(g_alpha)), alpha = double(f.alpha), dx = double(f.dx), dy = double(f.dy);
+double term_scale(const raster::Fragment<T>& f, const raster::Splat<T>& s, T d_alpha, int entry) {
+  const double ga = std::fabs(double(d_alpha)), alpha = double(f.alpha), dx = double(f.dx), dy = double(f.dy);
   switch (entry) {
     case raster::kGradU: return ga * alpha * (std::fabs(double(s.a) * dx) + std::fabs(double(s.b) * dy));
     case raster::kGradV: return ga * alpha * (std::fabs(double(s.c) * dy) + std::fabs(double(s.b) * dx));

@@ -23,10 +23,10 @@ void check_fragment_vjp(double tolerance) {
   int used = 0, clamped = 0;
   for (int trial = 0; trial < 2000; ++trial) {
     const Splat<T> s = test::random_splat<T>(rng);
-    const T g_alpha = T(3.0 * u(rng));
+    const T d_alpha = T(3.0 * u(rng));
     const Fragment<T> f = fragment_at(s, T(5.5), T(7.5), th);
     T generated[kGrad2dWidth] = {};
-    fragment_vjp_dual<true>(s, T(5.5), T(7.5), th, g_alpha, generated);
+    fragment_vjp_dual<true>(s, T(5.5), T(7.5), th, d_alpha, generated);
     if (!f.used || f.clamped) {
       // Alpha does not depend on the splat here (skipped, or at max_alpha): the generated derivatives vanish.
       for (int e : {kGradU, kGradV, kGradConicA, kGradConicB, kGradConicC, kGradOpacity}) EXPECT_EQ(generated[e], T(0));
@@ -35,10 +35,10 @@ void check_fragment_vjp(double tolerance) {
     }
     ++used;
     T hand[kGrad2dWidth] = {};
-    fragment_vjp<true>(f, s, g_alpha, hand);
+    fragment_vjp<true>(f, s, d_alpha, hand);
     for (int e : {kGradU, kGradV, kGradConicA, kGradConicB, kGradConicC, kGradOpacity, kGradAbsU, kGradAbsV}) {
       const int base = e == kGradAbsU ? kGradU : e == kGradAbsV ? kGradV : e;
-      EXPECT_LE(std::fabs(double(hand[e]) - double(generated[e])), tolerance * test::term_scale(f, s, g_alpha, base) + 1e-300)
+      EXPECT_LE(std::fabs(double(hand[e]) - double(generated[e])), tolerance * test::term_scale(f, s, d_alpha, base) + 1e-300)
           << "trial " << trial << " entry " << e << ": " << hand[e] << " vs " << generated[e];
     }
   }

@@ -17,7 +17,7 @@ namespace {
 
 struct Case {
   Splat<float> s;
-  float g_alpha;
+  float d_alpha;
 };
 
 struct Result {
@@ -29,8 +29,8 @@ TG_HD Result evaluate(const Case& c) {
   const Thresholds th;
   const Fragment<float> f = fragment_at(c.s, 5.5f, 7.5f, th);
   Result r{};
-  if (f.used && !f.clamped) fragment_vjp<true>(f, c.s, c.g_alpha, r.hand);
-  fragment_vjp_dual<true>(c.s, 5.5f, 7.5f, th, c.g_alpha, r.generated);
+  if (f.used && !f.clamped) fragment_vjp<true>(f, c.s, c.d_alpha, r.hand);
+  fragment_vjp_dual<true>(c.s, 5.5f, 7.5f, th, c.d_alpha, r.generated);
   r.used = f.used;
   r.clamped = f.clamped;
   return r;
@@ -66,7 +66,7 @@ TEST(BlendDevice, FragmentDerivativesAreTheGeneratedOnes) {
     if (!dev.used || dev.clamped) continue;
     const Fragment<float> f = fragment_at(cases[i].s, 5.5f, 7.5f, Thresholds{});
     for (int e : {kGradU, kGradV, kGradConicA, kGradConicB, kGradConicC, kGradOpacity}) {
-      const double scale = test::term_scale(f, cases[i].s, cases[i].g_alpha, e);
+      const double scale = test::term_scale(f, cases[i].s, cases[i].d_alpha, e);
       EXPECT_NEAR(dev.hand[e], dev.generated[e], 4e-6 * scale) << i << " entry " << e << ": hand vs generated";
       // The device's exp and its fused multiply-adds round differently from the host's.
       EXPECT_NEAR(dev.hand[e], host.hand[e], 1e-5 * scale) << i << " entry " << e << ": device vs host";

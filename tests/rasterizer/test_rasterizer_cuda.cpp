@@ -83,10 +83,10 @@ TEST(RasterizerCuda, ImagesAndGradientsMatchTheCpuReference) {
     EXPECT_LE(max_abs_diff(f_gpu.alpha.to_vector(), f_cpu.alpha.to_vector()), 1e-4);
     EXPECT_LE(max_abs_diff(f_gpu.depth.to_vector(), f_cpu.depth.to_vector()), 1e-3);
     const std::size_t pixels = std::size_t(c.width) * c.height;
-    const auto dl_image = test::random_floats(pixels * 3, 1), dl_alpha = test::random_floats(pixels, 2),
-               dl_depth = test::random_floats(pixels, 3, -0.05f, 0.05f);
-    auto bi = Buffer<float>::from(dl_image, Device::Cpu), ba = Buffer<float>::from(dl_alpha, Device::Cpu),
-         bd = Buffer<float>::from(dl_depth, Device::Cpu);
+    const auto d_image = test::random_floats(pixels * 3, 1), d_alpha = test::random_floats(pixels, 2),
+               d_depth = test::random_floats(pixels, 3, -0.05f, 0.05f);
+    auto bi = Buffer<float>::from(d_image, Device::Cpu), ba = Buffer<float>::from(d_alpha, Device::Cpu),
+         bd = Buffer<float>::from(d_depth, Device::Cpu);
     auto gi = bi.to(Device::Cuda), ga = ba.to(Device::Cuda), gd = bd.to(Device::Cuda);
     // Depth loss and the absolute statistic: the 12-float records (the other tests use the 9-float ones).
     const auto grad_cpu = cpu.backward(f_cpu, g_cpu.view(), bi.view(), ba.view(), bd.view(), {Accumulation::Owned, true});
@@ -316,14 +316,14 @@ TEST(RasterizerCuda, PortableMathGivesTheCpuBits) {
     EXPECT_TRUE(test::bitwise_equal(f_gpu.alpha.to_vector(), f_cpu.alpha.to_vector()));
     EXPECT_TRUE(test::bitwise_equal(f_gpu.depth.to_vector(), f_cpu.depth.to_vector()));
     const std::size_t pixels = 320 * 240;
-    const auto dl_image = Buffer<float>::from(test::random_floats(pixels * 3, 1), Device::Cpu);
-    const auto dl_depth = Buffer<float>::from(test::random_floats(pixels, 2, -0.05f, 0.05f), Device::Cpu);
-    const auto gi = dl_image.to(Device::Cuda), gd = dl_depth.to(Device::Cuda);
-    const View<const float> cpu_depth = c.depth_loss ? dl_depth.view() : View<const float>{};
+    const auto d_image = Buffer<float>::from(test::random_floats(pixels * 3, 1), Device::Cpu);
+    const auto d_depth = Buffer<float>::from(test::random_floats(pixels, 2, -0.05f, 0.05f), Device::Cpu);
+    const auto gi = d_image.to(Device::Cuda), gd = d_depth.to(Device::Cuda);
+    const View<const float> cpu_depth = c.depth_loss ? d_depth.view() : View<const float>{};
     const View<const float> gpu_depth = c.depth_loss ? gd.view() : View<const float>{};
     for (Accumulation mode : {Accumulation::Owned, Accumulation::SortReduce}) {
       const BackwardSettings bs{mode, c.depth_loss};
-      const Gradients a = cpu.backward(f_cpu, g_cpu.view(), dl_image.view(), {}, cpu_depth, bs);
+      const Gradients a = cpu.backward(f_cpu, g_cpu.view(), d_image.view(), {}, cpu_depth, bs);
       const Gradients b = gpu.backward(f_gpu, g_gpu.view(), gi.view(), {}, gpu_depth, bs);
       const std::tuple<const char*, const Buffer<float>*, const Buffer<float>*> groups[] = {
           {"means", &a.means, &b.means},       {"log_scales", &a.log_scales, &b.log_scales},

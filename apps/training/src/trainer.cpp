@@ -271,15 +271,15 @@ void Trainer::compute_view_gradients() {
 
   const std::size_t pixels = std::size_t(view.camera.width) * view.camera.height;
   m_dl_dimage.reserve_discard(pixels * 3, device);
-  const View<float> dl_dimage(m_dl_dimage.data(), pixels * 3, device);
+  const View<float> d_image(m_dl_dimage.data(), pixels * 3, device);
   stage(tm.loss, timed,
-        [&] { m_loss.backward(image_pair(view, fwd.image, settings.background), dl_dimage, m_step.loss_values); });
+        [&] { m_loss.backward(image_pair(view, fwd.image, settings.background), d_image, m_step.loss_values); });
 
   stage(tm.backward, timed, [&] {
     raster::BackwardSettings b;
     b.accumulation = m_config.accumulation;
     b.check_finite = false;  // the loss is checked instead; this keeps the step free of host round trips
-    m_step.gradients = m_rasterizer.backward(fwd, m_model.params.view(), dl_dimage, {}, {}, b);
+    m_step.gradients = m_rasterizer.backward(fwd, m_model.params.view(), d_image, {}, {}, b);
   });
 }
 

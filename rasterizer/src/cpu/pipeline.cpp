@@ -141,8 +141,8 @@ void blend_backward_tile(const State<T>& s, int tile, const LossGradients<T>& dl
     const int x = x0 + t % kTileSize, y = y0 + t / kTileSize;
     if (x >= grid.width || y >= grid.height) continue;
     const std::size_t pix = std::size_t(y) * grid.width + x;
-    const Vec3<T> g_rgb{{dl.image[3 * pix], dl.image[3 * pix + 1], dl.image[3 * pix + 2]}};
-    sweep[t] = start_sweep(x, y, s.final_transmittance[pix], g_rgb, dl.alpha ? dl.alpha[pix] : T(0),
+    const Vec3<T> d_rgb{{dl.image[3 * pix], dl.image[3 * pix + 1], dl.image[3 * pix + 2]}};
+    sweep[t] = start_sweep(x, y, s.final_transmittance[pix], d_rgb, dl.alpha ? dl.alpha[pix] : T(0),
                            dl.depth ? dl.depth[pix] : T(0), s.settings.background);
     count[t] = s.contributors[pix];
     longest = std::max(longest, count[t]);

@@ -83,14 +83,14 @@ __global__ void __launch_bounds__(kTilePixels / PARTS, MIN_BLOCKS) blend_backwar
   }
 
   const float t_final = inside ? a.final_transmittance[pix] : 1.0f;
-  Vec3<float> g_rgb = Vec3<float>::zero();
-  float g_alpha = 0.0f, g_depth = 0.0f;
+  Vec3<float> d_rgb = Vec3<float>::zero();
+  float d_alpha = 0.0f, d_depth = 0.0f;
   if (inside) {
-    for (int c = 0; c < 3; ++c) g_rgb[c] = a.dl_dimage[3 * pix + c];
-    if (a.dl_dalpha) g_alpha = a.dl_dalpha[pix];
-    if (a.dl_ddepth) g_depth = a.dl_ddepth[pix];
+    for (int c = 0; c < 3; ++c) d_rgb[c] = a.d_image[3 * pix + c];
+    if (a.d_alpha) d_alpha = a.d_alpha[pix];
+    if (a.d_depth) d_depth = a.d_depth[pix];
   }
-  ReverseSweep<float> sweep = start_sweep(x, y, t_final, g_rgb, g_alpha, g_depth, a.background);
+  ReverseSweep<float> sweep = start_sweep(x, y, t_final, d_rgb, d_alpha, d_depth, a.background);
 
   // Warp-summed modes take kGroup consecutive instances per step: one reduce-scatter of their kGroup * W values
   // has the latency of one and fewer shuffles than kGroup separate ones (what bounds the densest tiles).

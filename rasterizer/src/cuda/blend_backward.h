@@ -17,7 +17,7 @@ struct BlendBackwardArgs {
   const float* proj;  // [V, kProjWidth]
   const std::uint32_t *tile_start, *tile_order, *sorted_visible, *offsets, *contributors;
   const float* final_transmittance;
-  const float *dl_dimage, *dl_dalpha, *dl_ddepth;  // alpha and depth may be null
+  const float *d_image, *d_alpha, *d_depth;  // alpha and depth may be null
   float* grad2d;   // Atomic / WarpAggregated: [V, width], zeroed by the caller
   float* partial;  // Owned: [instances, width] in slot order; SortReduce: in tile-sorted order; every row written
   // Owned: the first tile row of the launch's band (record_strips.h). The slots (offsets) count each Gaussian's

@@ -18,7 +18,7 @@ struct ProjectBackwardArgs {
   const std::uint8_t* clamped;                         // [V]
   const float* grad2d;  // [V, width] per-Gaussian records
   int width;           // floats per record: 9, or 12 with depth and |dL/dmean2d|
-  float *g_means, *g_log_scales, *g_quats, *g_logits, *g_sh, *g_colors, *g_mean2d, *g_mean2d_abs;
+  float *d_means, *d_log_scales, *d_quats, *d_logits, *d_sh, *d_colors, *d_mean2d, *d_mean2d_abs;
 };
 
 constexpr unsigned kProjectBlock = 128;
@@ -73,30 +73,30 @@ __global__ void __launch_bounds__(kProjectBlock, 4) project_backward_kernel(Proj
   // Colour: precomputed colours or SH coefficients (the direction term adds to the mean gradient).
   if (p.colors) {
     for (int c = 0; c < 3; ++c) row[c] = rec[kGradColor + c];
-    warp_store(a.g_colors, first, n, 3, rows);
+    warp_store(a.d_colors, first, n, 3, rows);
   } else {
     const int k_total = p.sh_values();
     for (int c = 0; c < k_total; ++c) row[c] = 0.0f;  // inactive bands and Gaussians not rendered
     if (rendered)
       sh_color_vjp(a.ps.active_degree, p.sh + g * k_total, mean, a.ps.camera.position, a.clamped[v], rec + kGradColor,
                    pg.mean, row);
-    warp_store(a.g_sh, first, n, k_total, rows);
+    warp_store(a.d_sh, first, n, k_total, rows);
   }
   for (int c = 0; c < 3; ++c) row[c] = pg.mean[c];
-  warp_store(a.g_means, first, n, 3, rows);
+  warp_store(a.d_means, first, n, 3, rows);
   for (int c = 0; c < 3; ++c) row[c] = pg.log_scale[c];
-  warp_store(a.g_log_scales, first, n, 3, rows);
+  warp_store(a.d_log_scales, first, n, 3, rows);
   for (int c = 0; c < 4; ++c) row[c] = pg.quat[c];
-  warp_store(a.g_quats, first, n, 4, rows);
+  warp_store(a.d_quats, first, n, 4, rows);
   row[0] = pg.opacity_logit;
-  warp_store(a.g_logits, first, n, 1, rows);
+  warp_store(a.d_logits, first, n, 1, rows);
   row[0] = rec[kGradU];
   row[1] = rec[kGradV];
-  warp_store(a.g_mean2d, first, n, 2, rows);
-  if (a.g_mean2d_abs) {
+  warp_store(a.d_mean2d, first, n, 2, rows);
+  if (a.d_mean2d_abs) {
     row[0] = rec[kGradAbsU];
     row[1] = rec[kGradAbsV];
-    warp_store(a.g_mean2d_abs, first, n, 2, rows);
+    warp_store(a.d_mean2d_abs, first, n, 2, rows);
   }
 }
 

@@ -55,8 +55,8 @@ class Rasterizer {
   // Gradients of a loss given dL/dimage [H, W, 3] and optionally dL/dalpha [H, W] and dL/ddepth [H, W]
   // (empty views: zero; dL/ddepth needs a forward with RasterSettings::render_depth). `gaussians` must be the
   // same parameters (same buffers, unchanged version) the forward rendered; dL/d* must be finite.
-  Gradients backward(const ForwardOutput& forward, const GaussiansView& gaussians, View<const float> dl_dimage,
-                     View<const float> dl_dalpha = {}, View<const float> dl_ddepth = {},
+  Gradients backward(const ForwardOutput& forward, const GaussiansView& gaussians, View<const float> d_image,
+                     View<const float> d_alpha = {}, View<const float> d_depth = {},
                      const BackwardSettings& settings = {});
 
   // Stage timings of the last forward/backward when timing is on (adds synchronisation; for profiling).

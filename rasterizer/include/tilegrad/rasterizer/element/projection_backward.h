@@ -69,9 +69,9 @@ TG_HD ParamGrad<T> project_gaussian_vjp(const Vec3<T>& mean, const Vec3<T>& log_
 // active bands (coeff_grad laid out like coeffs, [K_stored, 3]; inactive bands are left untouched).
 template <class T, class C>
 TG_HD void sh_color_vjp(int active_degree, const C* coeffs, const Vec3<T>& mean, const Vec3<float>& camera_position,
-                        std::uint8_t clamped_mask, const T* g_color, Vec3<T>& mean_grad, T* coeff_grad) {
+                        std::uint8_t clamped_mask, const T* d_color, Vec3<T>& mean_grad, T* coeff_grad) {
   T g[3];
-  TG_UNROLL for (int c = 0; c < 3; ++c) g[c] = (clamped_mask >> c) & 1u ? T(0) : g_color[c];
+  TG_UNROLL for (int c = 0; c < 3; ++c) g[c] = (clamped_mask >> c) & 1u ? T(0) : d_color[c];
   // Basis values for the coefficient gradient, and their derivatives w.r.t. the mean for the direction term.
   using D = Dual<T, 3>;
   Vec3<D> md;
