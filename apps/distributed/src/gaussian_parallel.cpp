@@ -19,6 +19,7 @@
 #include <cstring>
 
 #include "kernels.h"
+#include "model_fields.h"
 #include "rank_engine.h"
 #include "tilegrad/core/error.h"
 #include "tilegrad/distributed/exact_combine.h"
@@ -37,93 +38,6 @@ constexpr int kHaloTiles = 1;
 // Pixels by which a Gaussian's footprint box is widened when deciding where to send it, so that the rounding of
 // a crop camera's projection cannot make the rasterizer draw a Gaussian its rank did not receive.
 constexpr float kSendMargin = 1.0f;
-
-Fields param_fields(const raster::Gaussians& g) {
-  Fields f{};
-  auto add = [&](const Buffer<float>& b, int width) {
-    f.data[f.count] = const_cast<float*>(b.data());
-    f.width[f.count] = width;
-    f.record += width;
-    ++f.count;
-  };
-  const int k = 3 * raster::sh_coefficients(g.sh_degree);
-  add(g.means, 3);
-  add(g.log_scales, 3);
-  add(g.quats, 4);
-  add(g.opacity_logits, 1);
-  add(g.sh, k);
-  return f;
-}
-
-Fields gradient_fields(const raster::Gradients& g, int sh_degree) {
-  Fields f{};
-  auto add = [&](const Buffer<float>& b, int width) {
-    f.data[f.count] = const_cast<float*>(b.data());
-    f.width[f.count] = width;
-    f.record += width;
-    ++f.count;
-  };
-  add(g.means, 3);
-  add(g.log_scales, 3);
-  add(g.quats, 4);
-  add(g.opacity_logits, 1);
-  add(g.sh, 3 * raster::sh_coefficients(sh_degree));
-  add(g.mean2d, 2);
-  return f;
-}
-
-Fields model_fields(const GaussianModel& m) {
-  Fields f{};
-  for (const raster::Gaussians* g : {&m.params, &m.adam_m, &m.adam_v}) {
-    const Fields p = param_fields(*g);
-    for (int k = 0; k < p.count; ++k) {
-      f.data[f.count] = p.data[k];
-      f.width[f.count] = p.width[k];
-      ++f.count;
-    }
-    f.record += p.record;
-  }
-  for (const Buffer<float>* b : {&m.grad_accum, &m.view_count, &m.max_radius}) {
-    f.data[f.count] = const_cast<float*>(b->data());
-    f.width[f.count] = 1;
-    f.record += 1;
-    ++f.count;
-  }
-  return f;
-}
-
-raster::Gradients zero_gradients(std::size_t n, int sh_degree, Device d) {
-  raster::Gradients g;
-  g.means = Buffer<float>::zeros(3 * n, d);
-  g.log_scales = Buffer<float>::zeros(3 * n, d);
-  g.quats = Buffer<float>::zeros(4 * n, d);
-  g.opacity_logits = Buffer<float>::zeros(n, d);
-  g.sh = Buffer<float>::zeros(3 * std::size_t(raster::sh_coefficients(sh_degree)) * n, d);
-  g.mean2d = Buffer<float>::zeros(2 * n, d);
-  return g;
-}
-
-GaussianModel empty_model(std::size_t n, int sh_degree, Device d) {
-  GaussianModel m;
-  m.params = raster::Gaussians::allocate(n, sh_degree, d);
-  m.adam_m = raster::Gaussians::allocate(n, sh_degree, d);
-  m.adam_v = raster::Gaussians::allocate(n, sh_degree, d);
-  m.grad_accum = Buffer<float>(n, d);
-  m.view_count = Buffer<float>(n, d);
-  m.max_radius = Buffer<float>(n, d);
-  return m;
-}
-
-// Rows [first, first + count) of a host model.
-GaussianModel slice(const GaussianModel& m, std::size_t first, std::size_t count) {
-  GaussianModel out = empty_model(count, m.params.sh_degree, Device::Cpu);
-  out.adam_step = m.adam_step;
-  const Fields src = model_fields(m), dst = model_fields(out);
-  for (int k = 0; k < src.count; ++k)
-    std::copy_n(src.data[k] + first * std::size_t(src.width[k]), count * std::size_t(src.width[k]), dst.data[k]);
-  out.params.version = m.params.version;
-  return out;
-}
 
 // The view's work split: regions, this rank's rendered rectangle, who receives which of this rank's Gaussians.
 struct ViewPlan {
