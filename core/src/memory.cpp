@@ -2,10 +2,12 @@
 #include "tilegrad/core/memory.h"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <string>
 #include <unordered_map>
 
 #include "backend.h"
@@ -37,6 +39,22 @@ void track_alloc(Device d, std::size_t bytes) {
   }
 }
 
+thread_local const char* t_stage = nullptr;
+
+std::string mib(std::size_t bytes) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.1f", double(bytes) / double(1 << 20));
+  return text;
+}
+
+[[noreturn]] void out_of_memory(Device device, std::size_t bytes, const std::string& device_state) {
+  const Counter& c = counter(device);
+  throw OutOfMemory(detail::concat("out of ", device == Device::Cpu ? "host" : "GPU", " memory",
+                                   t_stage ? std::string(" in ") + t_stage : std::string(), ": cannot allocate ",
+                                   mib(bytes), " MiB (tilegrad's buffers hold ", mib(c.current.load()),
+                                   " MiB, peak ", mib(c.peak.load()), " MiB", device_state, ")"));
+}
+
 void require_cuda_build() {
 #if !TILEGRAD_WITH_CUDA
   throw Unsupported("CUDA memory requested but this tilegrad build has no CUDA backend");
@@ -49,10 +67,7 @@ void* allocate(Device device, std::size_t bytes) {
   if (bytes == 0) return nullptr;
   if (device == Device::Cpu) {
     void* base = std::aligned_alloc(kHeader, ((bytes + 2 * kHeader - 1) / kHeader) * kHeader);
-    if (!base)
-      throw Error(detail::concat("out of host memory: cannot allocate ", double(bytes) / double(1 << 20), " MiB (",
-                                 double(counter(device).current.load()) / double(1 << 20),
-                                 " MiB already held by tilegrad buffers)"));
+    if (!base) out_of_memory(device, bytes, "");
     *static_cast<std::size_t*>(base) = bytes;
     track_alloc(device, bytes);
     return static_cast<char*>(base) + kHeader;
@@ -62,12 +77,21 @@ void* allocate(Device device, std::size_t bytes) {
   void* ptr = nullptr;
 #if TILEGRAD_WITH_CUDA
   ptr = cuda_backend::allocate(bytes);
+  if (!ptr) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    cuda_backend::memory_info(free_bytes, total_bytes);
+    out_of_memory(device, bytes, detail::concat("; the GPU has ", mib(free_bytes), " MiB free of ", mib(total_bytes)));
+  }
   std::lock_guard<std::mutex> lock(g_cuda_sizes_mutex);
   g_cuda_sizes[ptr] = bytes;
 #endif
   track_alloc(device, bytes);
   return ptr;
 }
+
+StageScope::StageScope(const char* what) : m_previous(t_stage) { t_stage = what; }
+StageScope::~StageScope() { t_stage = m_previous; }
+const char* current_stage() { return t_stage; }
 
 void release(Device device, void* ptr) noexcept {
   if (!ptr) return;

@@ -1,6 +1,7 @@
 // tilegrad._core: the extension module. Library exceptions become Python exceptions: InvalidArgument ->
 // tilegrad.InvalidArgument (a ValueError), IoError -> tilegrad.IoError (an OSError), Unsupported ->
-// tilegrad.Unsupported (a RuntimeError), others -> tilegrad.Error (a RuntimeError).
+// tilegrad.Unsupported (a RuntimeError), OutOfMemory -> tilegrad.OutOfMemory (a MemoryError), others ->
+// tilegrad.Error (a RuntimeError).
 #include <nanobind/nanobind.h>
 
 #include "tilegrad/core/config.h"
@@ -24,6 +25,7 @@ NB_MODULE(_core, m) {
   nb::exception<tilegrad::InvalidArgument> invalid(m, "InvalidArgument", PyExc_ValueError);
   nb::exception<tilegrad::IoError> io_error(m, "IoError", PyExc_OSError);
   nb::exception<tilegrad::Unsupported> unsupported(m, "Unsupported", PyExc_RuntimeError);
+  nb::exception<tilegrad::OutOfMemory> out_of_memory(m, "OutOfMemory", PyExc_MemoryError);
   tilegrad::python::bind_render(m);
   tilegrad::python::bind_io(m);
   tilegrad::python::bind_train(m);

@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "tilegrad/core/error.h"
+#include "tilegrad/core/memory.h"
 
 namespace tilegrad::raster {
 
@@ -84,6 +85,7 @@ ForwardOutput Rasterizer::forward(const GaussiansView& g, const Camera& camera, 
   ctx->depth = settings.render_depth;
   ForwardOutput out;
   m_impl->times = {};
+  const memory::StageScope stage("rasterizer forward");
   ctx->state = m_impl->backend->forward(g, make_projection_camera(camera), settings, out,
                                         m_impl->timing ? &m_impl->times : nullptr);
   out.context = std::move(ctx);
@@ -117,6 +119,7 @@ Gradients Rasterizer::backward(const ForwardOutput& fwd, const GaussiansView& g,
       TG_CHECK_ARG(v.empty() || !m_impl->backend->any_nonfinite(v), "backward: ", what,
                    " contains NaN or infinite values");
   }
+  const memory::StageScope stage("rasterizer backward");
   return m_impl->backend->backward(g, *ctx.state, {d_image.data(), data_or_null(d_alpha), data_or_null(d_depth)},
                                    settings, m_impl->timing ? &m_impl->times : nullptr);
 }

@@ -55,6 +55,43 @@ TEST_P(BufferOn, AssignKeepsTheAllocationWhileTheSizeIsUnchanged) {
   EXPECT_EQ(host.to_vector(), (std::vector<float>{1, 2}));
 }
 
+TEST_P(BufferOn, OutOfMemoryNamesTheStageAndTheBytes) {
+  const memory::StageScope outer("test: outer stage");
+  const std::size_t held = memory::stats(device()).current;
+  {
+    const memory::StageScope inner("test: a petabyte");
+    try {
+      Buffer<std::byte> huge(std::size_t(1) << 50, device());
+      FAIL() << "allocated a petabyte";
+    } catch (const OutOfMemory& e) {
+      const std::string what = e.what();
+      for (const char* part : {device() == Device::Cpu ? "out of host memory" : "out of GPU memory",
+                               "in test: a petabyte", "cannot allocate 1073741824.0 MiB", "tilegrad's buffers hold"})
+        EXPECT_NE(what.find(part), std::string::npos) << part << " in " << what;
+      if (device() == Device::Cuda) {
+        EXPECT_NE(what.find("MiB free of"), std::string::npos) << what;
+      }
+    }
+  }
+  EXPECT_STREQ(memory::current_stage(), "test: outer stage");
+  EXPECT_EQ(memory::stats(device()).current, held);  // the failed request is not counted
+  const auto after = Buffer<float>::from(std::vector<float>{1, 2, 3}, device());  // the device still allocates
+  EXPECT_EQ(after.to_vector(), (std::vector<float>{1, 2, 3}));
+}
+
+TEST(MemoryStage, ScopesNestAndEnd) {
+  EXPECT_EQ(memory::current_stage(), nullptr);
+  {
+    const memory::StageScope a("a");
+    {
+      const memory::StageScope b("b");
+      EXPECT_STREQ(memory::current_stage(), "b");
+    }
+    EXPECT_STREQ(memory::current_stage(), "a");
+  }
+  EXPECT_EQ(memory::current_stage(), nullptr);
+}
+
 TEST_P(BufferOn, StatisticsTrackAllocations) {
   const auto before = memory::stats(device()).current;
   {

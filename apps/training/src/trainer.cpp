@@ -8,6 +8,7 @@
 
 #include "checkpoint_writer.h"
 #include "tilegrad/core/error.h"
+#include "tilegrad/core/memory.h"
 #include "tilegrad/profiling/timer.h"
 #include "tilegrad/training/checkpoint.h"
 #include "tilegrad/training/fingerprint.h"
@@ -341,6 +342,7 @@ Trainer::StepEvents Trainer::apply_step(const ApplyOptions& options) {
       rule.min_opacity = dc.min_opacity;
       rule.max_world_scale = size_pruning ? dc.max_world_size * m_dataset.extent : 0.0f;
       rule.max_screen_radius = size_pruning ? dc.max_screen_size : 0.0f;
+      const memory::StageScope stage("training: densification");
       m_last_densify = densify_and_prune(m_model, rule, m_config.seed, std::uint64_t(it), options.first_index);
     }
     if (events.opacity_reset) reset_opacity(m_model, dc.reset_opacity);

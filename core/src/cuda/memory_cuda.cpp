@@ -37,8 +37,17 @@ void configure_pool_once() {
 void* allocate(std::size_t bytes) {
   configure_pool_once();
   void* ptr = nullptr;
-  TG_CUDA_CHECK(cudaMallocAsync(&ptr, bytes, 0));
+  const cudaError_t err = cudaMallocAsync(&ptr, bytes, 0);
+  if (err == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();  // not sticky: clear it so that later calls do not report it again
+    return nullptr;
+  }
+  TG_CUDA_CHECK(err);
   return ptr;
+}
+
+void memory_info(std::size_t& free_bytes, std::size_t& total_bytes) {
+  TG_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
 }
 
 void release(void* ptr) noexcept { TG_CUDA_CHECK_NOTHROW(cudaFreeAsync(ptr, 0)); }

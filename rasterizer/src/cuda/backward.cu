@@ -21,6 +21,7 @@ Gradients backward(const GaussiansView& g, const DeviceState& s, const LossGradi
   const std::size_t visible = s.visible;
   const TileGrid& grid = s.grid();
   StageClock clock(times != nullptr);
+  const memory::StageScope stage("rasterizer backward: blend backward and reduction (per-instance records)");
 
   const bool records = accumulation == Accumulation::Owned || accumulation == Accumulation::SortReduce;
   // Per-Gaussian records of the visible Gaussians: the atomic targets, or the reductions' output.
@@ -92,6 +93,7 @@ Gradients backward(const GaussiansView& g, const DeviceState& s, const LossGradi
     }
   }
 
+  const memory::StageScope projection_stage("rasterizer backward: projection backward (parameter gradients)");
   Gradients grads = allocate_gradients(g, settings, Device::Cuda);
   project_backward(g, s, grad2d, width, grads);
   clock.mark();

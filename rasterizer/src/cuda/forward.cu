@@ -9,13 +9,20 @@ namespace tilegrad::raster::cuda_backend {
 
 void forward(const GaussiansView& g, DeviceState& s, ForwardOutput& out, Workspace& ws, StageTimes* times) {
   StageClock clock(times != nullptr);
-  project(g, s, ws);
+  {
+    const memory::StageScope stage("rasterizer forward: projection");
+    project(g, s, ws);
+  }
   clock.mark();
 
-  number_instances(s, ws);
-  bin_instances(s);
-  order_tiles(s, ws);  // after the binning's scratch is freed
+  {
+    const memory::StageScope stage("rasterizer forward: binning (depth and tile sorts)");
+    number_instances(s, ws);
+    bin_instances(s);
+    order_tiles(s, ws);  // after the binning's scratch is freed
+  }
   clock.mark();
+  const memory::StageScope stage("rasterizer forward: blending (per-pixel outputs)");
 
   // The per-pixel outputs are allocated once the binning's scratch is gone: the forward's peak is the larger of
   // the two stages, not their sum.

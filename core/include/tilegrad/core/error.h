@@ -31,6 +31,12 @@ class CudaError : public Error {
  public:
   using Error::Error;
 };
+// An allocation the host or the GPU could not satisfy; the message names the stage, the bytes requested and
+// what is held (memory::StageScope names the stage).
+class OutOfMemory : public Error {
+ public:
+  using Error::Error;
+};
 // A broken internal invariant: a bug in tilegrad, not in the caller's input.
 class InternalError : public Error {
  public:

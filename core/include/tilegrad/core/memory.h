@@ -6,11 +6,27 @@
 
 namespace tilegrad::memory {
 
+// Throws OutOfMemory naming the current stage (StageScope), the bytes requested, the bytes tilegrad's buffers
+// hold on that device (and their peak) and, on a GPU, the device's free and total memory.
 void* allocate(Device device, std::size_t bytes);
 void release(Device device, void* ptr) noexcept;
 // Copies `bytes` between any two devices; synchronous with respect to the host.
 void copy(void* dst, Device dst_device, const void* src, Device src_device, std::size_t bytes);
 void fill_zero(void* ptr, Device device, std::size_t bytes);
+
+// Names what the calling thread is doing ("rasterizer forward: binning") for out-of-memory messages, until the
+// scope ends (scopes nest; the innermost names the stage). `what` must outlive the scope (a string literal).
+class StageScope {
+ public:
+  explicit StageScope(const char* what);
+  ~StageScope();
+  StageScope(const StageScope&) = delete;
+  StageScope& operator=(const StageScope&) = delete;
+
+ private:
+  const char* m_previous;
+};
+const char* current_stage();  // nullptr outside every scope
 
 // Bytes currently held and the peak since the last reset, for allocations made through this module.
 struct Stats {
