@@ -39,36 +39,6 @@ training::TrainConfig rank_config(training::TrainConfig c) {
   return c;
 }
 
-TrainingDataset copy_dataset(const TrainingDataset& d, Device device) {
-  TrainingDataset c;
-  c.kind = d.kind;
-  c.root = d.root;
-  c.points = d.points;
-  c.points_file = d.points_file;
-  c.has_alpha = d.has_alpha;
-  c.skipped = d.skipped;
-  c.notes = d.notes;
-  std::copy_n(d.center, 3, c.center);
-  c.extent = d.extent;
-  auto views = [&](const std::vector<TrainingView>& from, std::vector<TrainingView>& to) {
-    for (const TrainingView& v : from) {
-      TrainingView w;
-      w.name = v.name;
-      w.image_path = v.image_path;
-      w.mask_path = v.mask_path;
-      w.camera = v.camera;
-      w.plan = v.plan;
-      if (!v.image.empty()) w.image = v.image.to(device);
-      if (!v.valid.empty()) w.valid = v.valid.to(device);
-      w.valid_pixels = v.valid_pixels;
-      to.push_back(std::move(w));
-    }
-  };
-  views(d.train, c.train);
-  views(d.test, c.test);
-  return c;
-}
-
 // Simulated ranks share this machine's cores: while a rank works, its OpenMP loops use cores / ranks threads.
 class CoreShare {
  public:

@@ -269,6 +269,21 @@ int test_every_for(const DatasetOptions& o, io::DatasetKind kind) {
   return kind == io::DatasetKind::Colmap || o.eval ? o.holdout_every : 0;
 }
 
+TrainingDataset copy_dataset(const TrainingDataset& d, Device device) {
+  TrainingDataset c;
+  static_cast<DatasetInfo&>(c) = d;
+  for (auto [from, to] : {std::pair{&d.train, &c.train}, std::pair{&d.test, &c.test}}) {
+    for (const TrainingView& v : *from) {
+      TrainingView w;
+      static_cast<ViewInfo&>(w) = v;
+      if (!v.image.empty()) w.image = v.image.to(device);
+      if (!v.valid.empty()) w.valid = v.valid.to(device);
+      to->push_back(std::move(w));
+    }
+  }
+  return c;
+}
+
 TrainingDataset load_dataset(const DatasetOptions& o) {
   TG_CHECK_ARG(o.downscale >= 1, "downscale must be >= 1, got ", o.downscale);
   TG_CHECK_ARG(o.holdout_every >= 2, "holdout_every must be >= 2, got ", o.holdout_every);

@@ -41,23 +41,27 @@ struct DatasetOptions {
 // The test hold-out a dataset of this kind gets under `options`: every N-th image, 0 for none.
 int test_every_for(const DatasetOptions& options, io::DatasetKind kind);
 
-struct TrainingView {
+// A view without its pixels (copyable).
+struct ViewInfo {
   std::string name;  // as the dataset names the frame
   std::string image_path;
-  std::string mask_path;       // the frame's mask image ("" : none)
-  raster::Camera camera;       // pinhole, at the loaded resolution
-  ImagePlan plan;              // how the image file becomes this view's image (its source camera and lens)
+  std::string mask_path;         // the frame's mask image ("" : none)
+  raster::Camera camera;         // pinhole, at the loaded resolution
+  ImagePlan plan;                // how the image file becomes this view's image (its source camera and lens)
+  std::size_t valid_pixels = 0;  // when loaded: the number of pixels that count
+};
+
+struct TrainingView : ViewInfo {
   Buffer<std::uint8_t> image;  // [H, W, 4] premultiplied RGBA on the device (empty when not loaded)
   // [H, W] 1 where a pixel counts for the loss and the metrics (undistortion borders and masks are 0); empty
   // when every pixel counts.
   Buffer<std::uint8_t> valid;
-  std::size_t valid_pixels = 0;  // when loaded: the number of pixels that count
 };
 
-struct TrainingDataset {
+// A dataset without its views (copyable).
+struct DatasetInfo {
   io::DatasetKind kind = io::DatasetKind::Transforms;
   std::string root;
-  std::vector<TrainingView> train, test;
   io::PointCloud points;    // SfM points (COLMAP points3D, or points3d.ply beside transforms files); may be empty
   std::string points_file;  // where the points came from ("" when there are none)
   bool has_alpha = false;   // some image carries transparency (synthetic renders): white background by default
@@ -67,6 +71,13 @@ struct TrainingDataset {
   float center[3] = {0, 0, 0};
   float extent = 1.0f;
 };
+
+struct TrainingDataset : DatasetInfo {
+  std::vector<TrainingView> train, test;
+};
+
+// A copy with the loaded images and masks on `device`.
+TrainingDataset copy_dataset(const TrainingDataset& d, Device device);
 
 // Loads the cameras, checks every image (exists, decodes, size matches its camera) and decodes them. IoError
 // naming the file and the problem for a bad dataset, an empty split, or a downscale that leaves no pixels;
