@@ -6,8 +6,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <vector>
+
+#include "tilegrad/distributed/communicator.h"
 
 namespace tilegrad::distributed::detail {
 
@@ -36,5 +39,27 @@ class HostGroup {
 void host_all_gather(HostGroup& group, int rank, const void* send, void* recv, std::size_t bytes);
 void host_broadcast(HostGroup& group, int rank, void* data, std::size_t bytes, int root);
 std::vector<std::vector<char>> host_gather(HostGroup& group, int rank, const void* data, std::size_t bytes, int root);
+
+// What both kinds of communicator share: the rank in a group that meets in this process, and the host
+// collectives over it.
+class GroupCommunicator : public Communicator {
+ public:
+  int rank() const override { return m_rank; }
+  int size() const override { return m_group->size(); }
+  void host_all_gather(const void* send, void* recv, std::size_t bytes) override {
+    detail::host_all_gather(*m_group, m_rank, send, recv, bytes);
+  }
+  void host_broadcast(void* data, std::size_t bytes, int root) override {
+    detail::host_broadcast(*m_group, m_rank, data, bytes, root);
+  }
+  std::vector<std::vector<char>> host_gather(const void* data, std::size_t bytes, int root) override {
+    return detail::host_gather(*m_group, m_rank, data, bytes, root);
+  }
+
+ protected:
+  GroupCommunicator(std::shared_ptr<HostGroup> group, int rank) : m_group(std::move(group)), m_rank(rank) {}
+  std::shared_ptr<HostGroup> m_group;
+  int m_rank;
+};
 
 }  // namespace tilegrad::distributed::detail

@@ -53,10 +53,10 @@ ncclRedOp_t nccl_op(ReduceOp op) {
   return ncclSum;
 }
 
-class NcclCommunicator final : public Communicator {
+class NcclCommunicator final : public detail::GroupCommunicator {
  public:
   NcclCommunicator(ncclComm_t comm, int rank, int gpu, std::shared_ptr<detail::HostGroup> group)
-      : m_comm(comm), m_rank(rank), m_gpu(gpu), m_group(std::move(group)) {
+      : GroupCommunicator(std::move(group), rank), m_comm(comm), m_gpu(gpu) {
     bind_thread();
     TG_CUDA_CHECK(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking));
     TG_CUDA_CHECK(cudaEventCreateWithFlags(&m_before, cudaEventDisableTiming));
@@ -73,8 +73,6 @@ class NcclCommunicator final : public Communicator {
     cudaSetDevice(previous);
   }
 
-  int rank() const override { return m_rank; }
-  int size() const override { return m_group->size(); }
   Device device() const override { return Device::Cuda; }
   int gpu() const override { return m_gpu; }
   void bind_thread() override { TG_CUDA_CHECK(cudaSetDevice(m_gpu)); }
@@ -136,15 +134,6 @@ class NcclCommunicator final : public Communicator {
     leave();
   }
 
-  void host_all_gather(const void* send, void* recv, std::size_t bytes) override {
-    detail::host_all_gather(*m_group, m_rank, send, recv, bytes);
-  }
-  void host_broadcast(void* data, std::size_t bytes, int root) override {
-    detail::host_broadcast(*m_group, m_rank, data, bytes, root);
-  }
-  std::vector<std::vector<char>> host_gather(const void* data, std::size_t bytes, int root) override {
-    return detail::host_gather(*m_group, m_rank, data, bytes, root);
-  }
   void synchronize() override { TG_CUDA_CHECK(cudaStreamSynchronize(m_stream)); }
   void abort() override {
     m_group->abort();
@@ -170,8 +159,7 @@ class NcclCommunicator final : public Communicator {
     if (m_group->aborted()) throw Aborted("another rank failed");
   }
   ncclComm_t m_comm;
-  int m_rank, m_gpu;
-  std::shared_ptr<detail::HostGroup> m_group;
+  int m_gpu;
   cudaStream_t m_stream = nullptr;
   cudaEvent_t m_before = nullptr, m_after = nullptr;
   bool m_aborted = false;

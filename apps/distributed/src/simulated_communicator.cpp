@@ -55,11 +55,9 @@ struct AllToAllSide {
   const std::vector<std::size_t>* send_offsets;
 };
 
-class SimulatedCommunicator final : public Communicator {
+class SimulatedCommunicator final : public detail::GroupCommunicator {
  public:
-  SimulatedCommunicator(std::shared_ptr<detail::HostGroup> group, int rank) : m_group(std::move(group)), m_rank(rank) {}
-  int rank() const override { return m_rank; }
-  int size() const override { return m_group->size(); }
+  SimulatedCommunicator(std::shared_ptr<detail::HostGroup> group, int rank) : GroupCommunicator(std::move(group), rank) {}
   Device device() const override { return Device::Cpu; }
 
   void all_reduce(void* data, std::size_t count, DataType type, ReduceOp op) override {
@@ -105,21 +103,10 @@ class SimulatedCommunicator final : public Communicator {
     });
   }
 
-  void host_all_gather(const void* send, void* recv, std::size_t bytes) override {
-    detail::host_all_gather(*m_group, m_rank, send, recv, bytes);
-  }
-  void host_broadcast(void* data, std::size_t bytes, int root) override {
-    detail::host_broadcast(*m_group, m_rank, data, bytes, root);
-  }
-  std::vector<std::vector<char>> host_gather(const void* data, std::size_t bytes, int root) override {
-    return detail::host_gather(*m_group, m_rank, data, bytes, root);
-  }
   void abort() override { m_group->abort(); }
 
  private:
   void count_bytes(std::size_t bytes) { count(bytes); }
-  std::shared_ptr<detail::HostGroup> m_group;
-  int m_rank;
 };
 
 }  // namespace
