@@ -31,7 +31,7 @@ TrainConfig data_parallel(TrainConfig c, int ranks) {
 
 TEST(DataParallel, OneRankIsThePlainTrainerBitForBit) {
   const training::TrainingDataset data = test::load_scene(32);
-  const TrainConfig config = test::small_config(160);
+  const TrainConfig config = test::tiny_config(160);
   Trainer plain(config, data);
   plain.initialize();
   ASSERT_TRUE(plain.run({}));
@@ -49,7 +49,7 @@ TEST(DataParallel, OneRankIsThePlainTrainerBitForBit) {
 
 TEST(DataParallel, FixedRanksAreReproducibleReplicasAgreeAndItLearns) {
   const training::TrainingDataset data = test::load_scene(32);
-  const TrainConfig config = data_parallel(test::small_config(160), 3);
+  const TrainConfig config = data_parallel(test::tiny_config(160), 3);
   DistributedTrainer a(config, data, make_simulated_group(3));
   a.initialize();
   const double before = a.evaluate(data.test).psnr;
@@ -73,7 +73,7 @@ TEST(DataParallel, FixedRanksAreReproducibleReplicasAgreeAndItLearns) {
   std::printf("3 ranks: test PSNR %.2f dB -> %.2f dB, %zu Gaussians\n", before, after, a.model().count());
   EXPECT_GT(after, before + 7.0);
   // Three views per iteration: another model than one rank's.
-  DistributedTrainer one(data_parallel(test::small_config(160), 1), data, make_simulated_group(1));
+  DistributedTrainer one(data_parallel(test::tiny_config(160), 1), data, make_simulated_group(1));
   one.initialize();
   one.run({});
   EXPECT_FALSE(test::identical_models(a.model(), one.model()));
@@ -94,7 +94,7 @@ TEST(DataParallel, FixedRanksAreReproducibleReplicasAgreeAndItLearns) {
 TEST(DataParallel, DivergedReplicasAreReportedOnEveryRank) {
   const training::TrainingDataset data = test::load_scene(32);
   training::GaussianModel model =
-      training::GaussianModel::from_parameters(training::initial_gaussians(test::small_config(10), data));
+      training::GaussianModel::from_parameters(training::initial_gaussians(test::tiny_config(10), data));
   training::GaussianModel other = model.to(Device::Cpu);
   other.params.sh.data()[7] = std::nextafter(other.params.sh.data()[7], 1.0f);  // one bit
   EXPECT_NE(model_hash(model), model_hash(other));
@@ -118,7 +118,7 @@ TEST(DataParallel, DivergedReplicasAreReportedOnEveryRank) {
 
 TEST(DataParallel, ResumedEqualsUninterruptedAndRanksMustMatch) {
   const training::TrainingDataset data = test::load_scene(32);
-  const TrainConfig config = data_parallel(test::small_config(130), 2);
+  const TrainConfig config = data_parallel(test::tiny_config(130), 2);
   test::TempDir dir;
   DistributedTrainer first(config, data, make_simulated_group(2));
   first.initialize();
@@ -138,14 +138,14 @@ TEST(DataParallel, ResumedEqualsUninterruptedAndRanksMustMatch) {
   EXPECT_EQ(resumed.segments().size(), 2u);
 
   // Other ranks, another mode, or the plain trainer: refused with the difference named.
-  DistributedTrainer three(data_parallel(test::small_config(130), 3), data, make_simulated_group(3));
+  DistributedTrainer three(data_parallel(test::tiny_config(130), 3), data, make_simulated_group(3));
   try {
     three.resume(dir.file("c.bin"));
     FAIL() << "resumed with 3 ranks";
   } catch (const InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("distributed/ranks: 2 -> 3"), std::string::npos) << e.what();
   }
-  Trainer plain(test::small_config(130), data);
+  Trainer plain(test::tiny_config(130), data);
   try {
     plain.resume(dir.file("c.bin"));
     FAIL() << "resumed by the plain trainer";
@@ -160,19 +160,19 @@ TEST(DataParallel, ResumedEqualsUninterruptedAndRanksMustMatch) {
 
 TEST(DataParallel, ConfigurationAndGroupMustAgree) {
   const training::TrainingDataset data = test::load_scene(32);
-  EXPECT_THROW(DistributedTrainer(data_parallel(test::small_config(10), 2), data, make_simulated_group(3)),
+  EXPECT_THROW(DistributedTrainer(data_parallel(test::tiny_config(10), 2), data, make_simulated_group(3)),
                InvalidArgument);
-  TrainConfig cuda = data_parallel(test::small_config(10), 2);
+  TrainConfig cuda = data_parallel(test::tiny_config(10), 2);
   cuda.device = Device::Cuda;
   EXPECT_THROW(DistributedTrainer(cuda, data, make_simulated_group(2)), InvalidArgument);
-  TrainConfig bad = data_parallel(test::small_config(10), 0);
+  TrainConfig bad = data_parallel(test::tiny_config(10), 0);
   EXPECT_THROW(DistributedTrainer(bad, data, make_simulated_group(1)), InvalidArgument);
-  DistributedTrainer t(data_parallel(test::small_config(10), 2), data, make_simulated_group(2));
+  DistributedTrainer t(data_parallel(test::tiny_config(10), 2), data, make_simulated_group(2));
   t.initialize();
   const std::vector<training::TrainingView> other;
   EXPECT_THROW(t.evaluate(other), InvalidArgument);
   // Scaling for N views per iteration: learning rates x sqrt(N), Adam betas to the power N, recorded.
-  TrainConfig scaled = data_parallel(test::small_config(10), 4);
+  TrainConfig scaled = data_parallel(test::tiny_config(10), 4);
   scaled.distributed.scale_for_views = true;
   DistributedTrainer s(scaled, data, make_simulated_group(4));
   EXPECT_FLOAT_EQ(s.config().lr.opacity, 0.05f * 2.0f);

@@ -33,7 +33,7 @@ namespace {
 
 // Densification at 20 and 40 even in the short runs.
 TrainConfig gpu_config() {
-  TrainConfig c = test::small_config(int(std::max<std::size_t>(test::scaled(160), 45)), Device::Cuda);
+  TrainConfig c = test::tiny_config(int(std::max<std::size_t>(test::scaled(160), 45)), Device::Cuda);
   c.densify.from = 15;
   c.densify.every = 20;
   return c;
@@ -124,7 +124,7 @@ TEST(DistributedCuda, GaussianParallelOnOneGpuIsThePlainGpuTrainerBitForBit) {
 TEST(DistributedCuda, CropCamerasAndLossWindowsOnTheGpu) {
   TG_REQUIRE_CUDA();
   const training::TrainingDataset data = test::load_scene(64, Device::Cuda);
-  const raster::Gaussians g = training::initial_gaussians(test::small_config(1), data).to(Device::Cuda);
+  const raster::Gaussians g = training::initial_gaussians(test::tiny_config(1), data).to(Device::Cuda);
   const raster::Camera& full = data.test[0].camera;
   raster::Rasterizer rasterizer(Device::Cuda);
   const std::vector<float> image = rasterizer.forward(g.view(), full).image.to_vector();

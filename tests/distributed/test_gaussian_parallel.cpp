@@ -65,7 +65,7 @@ void add_disc_masks(training::TrainingDataset& data) {
 
 TEST(GaussianParallel, OneRankIsThePlainTrainerBitForBit) {
   const training::TrainingDataset data = test::load_scene(64);
-  const TrainConfig config = test::small_config(130);
+  const TrainConfig config = test::tiny_config(130);
   Trainer plain(config, data);
   initialize_like_partitioned(plain, config, data);
   ASSERT_TRUE(plain.run({}));
@@ -79,7 +79,7 @@ TEST(GaussianParallel, OneRankIsThePlainTrainerBitForBit) {
 
 TEST(GaussianParallel, FirstStepGradientsAndStatisticsMatchThePlainTrainer) {
   const training::TrainingDataset data = test::load_scene(64);
-  const TrainConfig config = test::small_config(1);
+  const TrainConfig config = test::tiny_config(1);
   Trainer plain(config, data);
   initialize_like_partitioned(plain, config, data);
   plain.run({});
@@ -107,7 +107,7 @@ TEST(GaussianParallel, FirstStepGradientsAndStatisticsMatchThePlainTrainer) {
 TEST(GaussianParallel, MaskedViewsFirstStepMatchesThePlainTrainer) {
   // Masked losses on cropped windows: each rank's region counts its valid pixels, the means are the whole view's.
   training::TrainingDataset data = test::load_scene(64);
-  const TrainConfig config = test::small_config(1);
+  const TrainConfig config = test::tiny_config(1);
   Trainer unmasked(config, data);
   initialize_like_partitioned(unmasked, config, data);
   unmasked.run({});
@@ -135,7 +135,7 @@ TEST(GaussianParallel, MaskedViewsFirstStepMatchesThePlainTrainer) {
 
 TEST(GaussianParallel, ReproducibleBalancedAndCloseToThePlainTrainer) {
   const training::TrainingDataset data = test::load_scene(64);
-  const TrainConfig config = test::small_config(150);
+  const TrainConfig config = test::tiny_config(150);
   Trainer plain(config, data);
   initialize_like_partitioned(plain, config, data);
   ASSERT_TRUE(plain.run({}));
@@ -175,7 +175,7 @@ TEST(GaussianParallel, ReproducibleBalancedAndCloseToThePlainTrainer) {
 
 TEST(GaussianParallel, MoreRanksThanTilesStillTrain) {
   const training::TrainingDataset data = test::load_scene(32);  // 2 x 2 tiles for 6 ranks: two get no region
-  const TrainConfig config = test::small_config(90);
+  const TrainConfig config = test::tiny_config(90);
   Trainer plain(config, data);
   initialize_like_partitioned(plain, config, data);
   plain.run({});
@@ -189,7 +189,7 @@ TEST(GaussianParallel, MoreRanksThanTilesStillTrain) {
 
 TEST(GaussianParallel, EvaluationAndRendersMatchTheWholeModel) {
   const training::TrainingDataset data = test::load_scene(64);
-  DistributedTrainer t(partitioned(test::small_config(60), 3), data, make_simulated_group(3));
+  DistributedTrainer t(partitioned(test::tiny_config(60), 3), data, make_simulated_group(3));
   t.initialize();
   t.run({});
   std::vector<std::vector<float>> renders;
@@ -198,7 +198,7 @@ TEST(GaussianParallel, EvaluationAndRendersMatchTheWholeModel) {
         renders.push_back(out.image.to_vector());
       });
   // The same model on one device.
-  TrainConfig c = test::small_config(60);
+  TrainConfig c = test::tiny_config(60);
   Trainer whole(c, data);
   whole.initialize(t.model().params.to(Device::Cpu));
   std::vector<std::vector<float>> reference;
@@ -217,7 +217,7 @@ TEST(GaussianParallel, EvaluationAndRendersMatchTheWholeModel) {
 
 TEST(GaussianParallel, ResumedEqualsUninterrupted) {
   const training::TrainingDataset data = test::load_scene(64);
-  TrainConfig config = partitioned(test::small_config(100), 2);
+  TrainConfig config = partitioned(test::tiny_config(100), 2);
   config.checkpoint_every = 20;  // periodic checkpoints gather the parts too
   test::TempDir dir;
   DistributedTrainer first(config, data, make_simulated_group(2));

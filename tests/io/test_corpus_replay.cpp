@@ -4,21 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "targets.h"
+#include "test_support.h"
 
 namespace fs = std::filesystem;
-
-namespace {
-
-std::string read_bytes(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
-}  // namespace
 
 TEST(CorpusReplay, EveryCorpusFileIsHandled) {
   for (const tilegrad::fuzz::Target& target : tilegrad::fuzz::targets()) {
@@ -30,7 +20,7 @@ TEST(CorpusReplay, EveryCorpusFileIsHandled) {
       const std::string name = entry.path().filename().string();
       int accepted = 0;
       try {
-        accepted = target.run(read_bytes(entry.path()));
+        accepted = target.run(tilegrad::test::file_bytes(entry.path().string()));
       } catch (const std::exception& e) {
         ADD_FAILURE() << target.name << "/" << name << ": escaped with " << e.what();
       }

@@ -19,11 +19,6 @@ namespace {
 
 std::string seed(const std::string& name) { return std::string(TILEGRAD_FUZZ_CORPUS_DIR) + "/image/" + name; }
 
-std::string bytes_of(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
 // The seeds' pattern (fuzz/make_corpus.py).
 float pattern(int x, int y, int c) { return float((37 * x + 91 * y + 53 * c + 17) % 256) / 255.0f; }
 
@@ -97,7 +92,7 @@ TEST(ImageDecode, TruncatedAndCorruptFilesAreErrors) {
 TEST(ImageDecode, OversizedHeaderIsRefusedBeforeAllocating) {
   // 10^10 pixels claimed by a 68-byte file.
   EXPECT_IO_ERROR(io::read_image(seed("bad_huge.png")), "100000x100000", "more than");
-  const std::string small = bytes_of(seed("valid_rgb.png"));
+  const std::string small = test::file_bytes(seed("valid_rgb.png"));
   EXPECT_IO_ERROR(io::decode_image(small, "limited.png", 100), "16x12", "more than the 100 pixels");
   EXPECT_NO_THROW(io::decode_image(small, "limited.png", 16 * 12));
 }
@@ -163,7 +158,7 @@ TEST(AtomicFile, AFailedWriteLeavesThePreviousFileIntact) {
   io::Image img(64, 64, 3);
   for (std::size_t i = 0; i < img.pixels.size(); ++i) img.pixels[i] = float(i % 7) / 7.0f;
   io::write_png(png, img);
-  const std::string ply_before = bytes_of(ply), png_before = bytes_of(png);
+  const std::string ply_before = test::file_bytes(ply), png_before = test::file_bytes(png);
   {
     // The new contents no longer fit: a disk filling up, as far as the writer can tell.
     FileSizeLimit limit(ply_before.size() + 16);
@@ -172,8 +167,8 @@ TEST(AtomicFile, AFailedWriteLeavesThePreviousFileIntact) {
     for (std::size_t i = 0; i < noisy.pixels.size(); ++i) noisy.pixels[i] = float((i * 7919) % 251) / 251.0f;
     EXPECT_IO_ERROR(io::write_png(png, noisy), "render.png");
   }
-  EXPECT_EQ(bytes_of(ply), ply_before);
-  EXPECT_EQ(bytes_of(png), png_before);
+  EXPECT_EQ(test::file_bytes(ply), ply_before);
+  EXPECT_EQ(test::file_bytes(png), png_before);
   EXPECT_FALSE(std::filesystem::exists(io::partial_path(ply)));
   EXPECT_FALSE(std::filesystem::exists(io::partial_path(png)));
 }
@@ -185,14 +180,14 @@ TEST(AtomicFile, OnlyACommittedFileReplacesTheDestination) {
   {
     io::AtomicFile f(path);
     f.write("new contents");
-    EXPECT_EQ(bytes_of(path), "old");  // still the old file while writing
+    EXPECT_EQ(test::file_bytes(path), "old");  // still the old file while writing
   }                                    // destroyed without commit (an exception on the way)
-  EXPECT_EQ(bytes_of(path), "old");
+  EXPECT_EQ(test::file_bytes(path), "old");
   EXPECT_FALSE(std::filesystem::exists(io::partial_path(path)));
   io::AtomicFile f(path);
   f.write("new");
   f.commit();
-  EXPECT_EQ(bytes_of(path), "new");
+  EXPECT_EQ(test::file_bytes(path), "new");
   EXPECT_IO_ERROR(io::write_file_atomically(dir.file("no/such/folder/f.txt"), "x"), "no/such/folder/f.txt",
                   "cannot open for writing");
 }

@@ -64,11 +64,6 @@ std::vector<std::string> standard_names(int rest) {
   return names;
 }
 
-std::string file_bytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
 }  // namespace
 
 TEST(PlyGaussians, RoundTripIsBitExactForEveryDegree) {
@@ -78,7 +73,7 @@ TEST(PlyGaussians, RoundTripIsBitExactForEveryDegree) {
     const std::string path = dir.file("scene" + std::to_string(degree) + ".ply");
     write_gaussians_ply(path, g);
     const std::vector<std::string> names = standard_names(gaussians_ply_rest_count(degree));
-    EXPECT_EQ(file_bytes(path).size(), header(37, names).size() + 37 * names.size() * sizeof(float));
+    EXPECT_EQ(test::file_bytes(path).size(), header(37, names).size() + 37 * names.size() * sizeof(float));
     expect_bitwise_equal(read_gaussians_ply(path), g);
   }
 }
@@ -101,7 +96,7 @@ TEST(PlyGaussians, WritesTheStandardLayout) {
   write_gaussians_ply(path, g);
 
   const std::string expected_header = header(2, standard_names(45));
-  const std::string bytes = file_bytes(path);
+  const std::string bytes = test::file_bytes(path);
   EXPECT_EQ(bytes.substr(0, expected_header.size()), expected_header);
   EXPECT_EQ(bytes.size(), expected_header.size() + 2 * 62 * 4);
 

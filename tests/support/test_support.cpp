@@ -7,10 +7,16 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 namespace tilegrad::test {
 
 bool path_exists(const std::string& path) { return std::filesystem::exists(path); }
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
 
 std::size_t scaled(std::size_t n) {
   const char* scale = std::getenv("TILEGRAD_TEST_SCALE");

@@ -32,6 +32,8 @@ std::string shared_data_dir();
       GTEST_SKIP() << "shared dataset '" << (relative) << "' not found (set TILEGRAD_SHARED_DATA)"; \
   } while (0)
 bool path_exists(const std::string& path);
+// A file's whole content ("" when it cannot be read).
+std::string file_bytes(const std::string& path);
 
 // Problem sizes for GPU tests: divided by 16 under compute-sanitizer (TILEGRAD_TEST_SCALE=small).
 std::size_t scaled(std::size_t n);

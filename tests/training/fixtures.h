@@ -10,6 +10,8 @@
 #include "test_support.h"
 #include "tilegrad/rasterizer/camera.h"
 #include "tilegrad/training/config.h"
+#include "tilegrad/training/dataset.h"
+#include "tilegrad/training/model.h"
 
 namespace tilegrad::test {
 
@@ -25,11 +27,21 @@ void write_transforms_dataset(const std::string& folder, int frames, int width, 
 // A pinhole camera at the origin looking down +z (OpenCV axes), principal point at the centre.
 raster::Camera centered_camera(int width, int height, float focal);
 
-// A configuration for seconds-long CPU runs on the tiny default-scene dataset.
-training::TrainConfig tiny_config(int iterations);
+// A configuration for seconds-long runs on the default-scene datasets: 600 random points, SH degree 1,
+// densification every 40 iterations from 40 on, an opacity reset at 120.
+training::TrainConfig tiny_config(int iterations, Device device = Device::Cpu);
 
-// Writes the default scene as a tiny NeRF-synthetic dataset (32 x 32, 12 train and 4 test views) once per
-// test binary and returns its folder.
+// The default scene as a NeRF-synthetic dataset of size x size images (12 train and 4 test views), written once
+// per size and test binary; returns its folder. tiny_scene_dataset() is the 32 x 32 one.
+const std::string& scene_dataset(int size);
 const std::string& tiny_scene_dataset();
+training::TrainingDataset load_scene(int size, Device device = Device::Cpu);
+
+// Every array of a model (parameters, moments, statistics) on the host.
+std::vector<std::vector<float>> model_arrays(const training::GaussianModel& model);
+// True when both models have the same bits in every array and the same Adam step; otherwise reports the first
+// array that differs.
+::testing::AssertionResult identical_models(const training::GaussianModel& a, const training::GaussianModel& b);
+
 
 }  // namespace tilegrad::test

@@ -19,39 +19,8 @@
 using namespace tilegrad;
 using namespace tilegrad::training;
 
-namespace {
-
-TrainingDataset tiny_dataset() {
-  DatasetOptions o;
-  o.path = test::tiny_scene_dataset();
-  return load_dataset(o);
-}
-
-std::vector<std::vector<float>> parameters(const GaussianModel& m) {
-  std::vector<std::vector<float>> out;
-  for (const raster::Gaussians* g : {&m.params, &m.adam_m, &m.adam_v})
-    for (const Buffer<float>* b : {&g->means, &g->log_scales, &g->quats, &g->opacity_logits, &g->sh})
-      out.push_back(b->to_vector());
-  for (const Buffer<float>* b : {&m.grad_accum, &m.view_count, &m.max_radius}) out.push_back(b->to_vector());
-  return out;
-}
-
-void expect_identical(const GaussianModel& a, const GaussianModel& b) {
-  ASSERT_EQ(a.count(), b.count());
-  EXPECT_EQ(a.adam_step, b.adam_step);
-  const auto pa = parameters(a), pb = parameters(b);
-  for (std::size_t i = 0; i < pa.size(); ++i) EXPECT_TRUE(test::bitwise_equal(pa[i], pb[i])) << "array " << i;
-}
-
-std::string file_bytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
-}  // namespace
-
 TEST(Train, TestPsnrRisesOnTheTinyScene) {
-  const TrainingDataset data = tiny_dataset();
+  const TrainingDataset data = test::load_scene(32);
   Trainer trainer(test::tiny_config(300), data);
   trainer.initialize();
   const double before = trainer.evaluate(data.test).psnr;
@@ -80,7 +49,7 @@ TEST(Train, TestPsnrRisesOnTheTinyScene) {
 }
 
 TEST(Train, SameSeedGivesBitIdenticalPly) {
-  const TrainingDataset data = tiny_dataset();
+  const TrainingDataset data = test::load_scene(32);
   test::TempDir dir;
   std::string files[2];
   GaussianModel models[2];
@@ -92,8 +61,8 @@ TEST(Train, SameSeedGivesBitIdenticalPly) {
     io::write_gaussians_ply(files[run], trainer.model().params);
     models[run] = trainer.model().to(Device::Cpu);
   }
-  expect_identical(models[0], models[1]);
-  EXPECT_EQ(file_bytes(files[0]), file_bytes(files[1]));
+  EXPECT_TRUE(test::identical_models(models[0], models[1]));
+  EXPECT_EQ(test::file_bytes(files[0]), test::file_bytes(files[1]));
   // A different seed changes the result (the seed reaches the initial points and the view order).
   TrainConfig other = test::tiny_config(130);
   other.seed = 1;
@@ -104,7 +73,7 @@ TEST(Train, SameSeedGivesBitIdenticalPly) {
 }
 
 TEST(Train, ResumedRunEqualsUninterruptedRun) {
-  const TrainingDataset data = tiny_dataset();
+  const TrainingDataset data = test::load_scene(32);
   test::TempDir dir;
   Trainer straight(test::tiny_config(170), data);
   straight.initialize();
@@ -123,11 +92,11 @@ TEST(Train, ResumedRunEqualsUninterruptedRun) {
   second.resume(ckpt);
   EXPECT_EQ(second.iteration(), 90);
   EXPECT_TRUE(second.run({}));
-  expect_identical(straight.model(), second.model());
+  EXPECT_TRUE(test::identical_models(straight.model(), second.model()));
 }
 
 TEST(Train, CheckpointRoundTripsAndRejectsOtherSettings) {
-  const TrainingDataset data = tiny_dataset();
+  const TrainingDataset data = test::load_scene(32);
   test::TempDir dir;
   Trainer trainer(test::tiny_config(50), data);
   trainer.initialize();
@@ -136,7 +105,7 @@ TEST(Train, CheckpointRoundTripsAndRejectsOtherSettings) {
   trainer.save_checkpoint(ckpt);
   const Checkpoint c = load_checkpoint(ckpt);
   EXPECT_EQ(c.iteration, 50);
-  expect_identical(c.model, trainer.model().to(Device::Cpu));
+  EXPECT_TRUE(test::identical_models(c.model, trainer.model().to(Device::Cpu)));
 
   TrainConfig changed = test::tiny_config(50);
   changed.lambda_dssim = 0.3f;
@@ -148,7 +117,7 @@ TEST(Train, CheckpointRoundTripsAndRejectsOtherSettings) {
     EXPECT_NE(std::string(e.what()).find("lambda_dssim"), std::string::npos) << e.what();
   }
 
-  const std::string bytes = file_bytes(ckpt);
+  const std::string bytes = test::file_bytes(ckpt);
   std::ofstream(dir.file("short.bin"), std::ios::binary) << bytes.substr(0, bytes.size() - 9);
   EXPECT_THROW(load_checkpoint(dir.file("short.bin")), IoError);
   std::ofstream(dir.file("other.bin"), std::ios::binary) << "PLY or something else entirely";
@@ -159,7 +128,7 @@ TEST(Train, CheckpointRoundTripsAndRejectsOtherSettings) {
 // The densification statistics count a view for a Gaussian whose splat reaches a pixel (default), or, like the
 // original 3DGS, whenever its 3-sigma footprint touches the image, however faint it is.
 TEST(Train, DensifyVisibilityRuleDecidesWhichViewsCount) {
-  const TrainingDataset data = tiny_dataset();
+  const TrainingDataset data = test::load_scene(32);
   raster::Gaussians g = raster::Gaussians::allocate(2, 1, Device::Cpu);
   const float means[6] = {0, 0, 0, 0.1f, 0, 0};
   for (int i = 0; i < 6; ++i) g.means.data()[i] = means[i], g.log_scales.data()[i] = std::log(0.3f);
@@ -181,14 +150,14 @@ TEST(Train, DensifyVisibilityRuleDecidesWhichViewsCount) {
 }
 
 TEST(Train, AFlippedBitInACheckpointIsDetected) {
-  const TrainingDataset data = tiny_dataset();
+  const TrainingDataset data = test::load_scene(32);
   test::TempDir dir;
   Trainer trainer(test::tiny_config(20), data);
   trainer.initialize();
   trainer.run({});
   const std::string ckpt = dir.file("c.bin");
   trainer.save_checkpoint(ckpt);
-  std::string bytes = file_bytes(ckpt);
+  std::string bytes = test::file_bytes(ckpt);
   for (const std::size_t at : {bytes.size() / 2, bytes.size() - 20, std::size_t(200)}) {
     std::string flipped = bytes;
     flipped[at] = char(flipped[at] ^ 0x10);
@@ -204,7 +173,7 @@ TEST(Train, AFlippedBitInACheckpointIsDetected) {
 }
 
 TEST(Train, TimesAreCumulativeAcrossResumes) {
-  const TrainingDataset data = tiny_dataset();
+  const TrainingDataset data = test::load_scene(32);
   test::TempDir dir;
   Trainer first(test::tiny_config(60), data);
   first.initialize();
@@ -243,7 +212,7 @@ TEST(Train, CheckpointsArePeriodicByDefaultByIterationsAndByWallTime) {
   const TrainConfig defaults;
   EXPECT_EQ(defaults.checkpoint_every, 5000);
   EXPECT_EQ(defaults.checkpoint_minutes, 10.0f);
-  const TrainingDataset data = tiny_dataset();
+  const TrainingDataset data = test::load_scene(32);
   test::TempDir dir;
   Trainer::RunHooks hooks;
   hooks.checkpoint_path = dir.file("c.bin");
@@ -276,7 +245,7 @@ TEST(Train, CheckpointsArePeriodicByDefaultByIterationsAndByWallTime) {
 // iteration it was taken at (the same bytes a synchronous write gives), and a write that fails is reported by
 // run(), not lost.
 TEST(Train, BackgroundCheckpointsHoldTheirIterationAndReportFailures) {
-  const TrainingDataset data = tiny_dataset();
+  const TrainingDataset data = test::load_scene(32);
   test::TempDir dir;
   TrainConfig config = test::tiny_config(20);
   config.checkpoint_every = 10;
@@ -329,7 +298,7 @@ TEST(Train, ConfigurationProblemsAreAllListedReadably) {
 }
 
 TEST(Train, FingerprintDifferencesNameTheViewsAndFields) {
-  TrainingDataset data = tiny_dataset();
+  TrainingDataset data = test::load_scene(32);
   const std::string saved = dataset_fingerprint(data);
   EXPECT_TRUE(fingerprint_differences(saved, saved).empty());
   data.train[1].camera.fx *= 2;
@@ -346,7 +315,7 @@ TEST(Train, FingerprintDifferencesNameTheViewsAndFields) {
 }
 
 TEST(Train, MetricsJsonNamesItsSplitAndViewCount) {
-  const TrainingDataset data = tiny_dataset();
+  const TrainingDataset data = test::load_scene(32);
   test::TempDir dir;
   Trainer trainer(test::tiny_config(10), data);
   trainer.initialize();
@@ -359,7 +328,7 @@ TEST(Train, MetricsJsonNamesItsSplitAndViewCount) {
   s.checkpoints = trainer.checkpoint_stats();
   s.segments = trainer.segments();
   write_metrics_json(dir.file("m.json"), e, &s);
-  const nlohmann::json j = nlohmann::json::parse(file_bytes(dir.file("m.json")));
+  const nlohmann::json j = nlohmann::json::parse(test::file_bytes(dir.file("m.json")));
   EXPECT_EQ(j.at("split"), "test");
   EXPECT_EQ(j.at("views"), data.test.size());
   EXPECT_EQ(j.at("segments").size(), 1u);

@@ -28,11 +28,6 @@ using namespace tilegrad;
 
 namespace {
 
-std::string bytes_of(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
 // Starts `tilegrad args...` with stdout and stderr to `log`.
 pid_t start(const std::vector<std::string>& args, const std::string& log) {
   std::vector<std::string> all = {TILEGRAD_EXECUTABLE};
@@ -66,11 +61,11 @@ struct Result {
 Result run(const std::vector<std::string>& args, const std::string& log) {
   fs::remove(log);
   const int status = wait_for(start(args, log));
-  return {status, bytes_of(log)};
+  return {status, test::file_bytes(log)};
 }
 
 std::size_t lines_in(const std::string& path) {
-  const std::string text = bytes_of(path);
+  const std::string text = test::file_bytes(path);
   return std::size_t(std::count(text.begin(), text.end(), '\n'));
 }
 
@@ -97,7 +92,7 @@ const std::string& reference_ply() {
   static const std::string bytes = [] {
     const Result r = run(train_args(dir.file("run")), dir.file("log.txt"));
     EXPECT_EQ(r.status, 0) << r.output;
-    return bytes_of(dir.file("run/point_cloud.ply"));
+    return test::file_bytes(dir.file("run/point_cloud.ply"));
   }();
   return bytes;
 }
@@ -123,10 +118,10 @@ TEST(TrainCli, TermAndHupCheckpointAndTheResumedRunEqualsAnUninterruptedOne) {
     const std::string out = dir.file("run"), log = dir.file("log.txt");
     const pid_t pid = start(train_args(out, {"--checkpoint-every", "0"}), log);
     // Signal once training is under way (two progress lines: iteration 20).
-    ASSERT_TRUE(wait_until([&] { return lines_in(out + "/train_log.jsonl") >= 2; })) << bytes_of(log);
+    ASSERT_TRUE(wait_until([&] { return lines_in(out + "/train_log.jsonl") >= 2; })) << test::file_bytes(log);
     kill(pid, sig);
-    EXPECT_EQ(wait_for(pid), 128 + sig) << bytes_of(log);
-    const std::string said = bytes_of(log);
+    EXPECT_EQ(wait_for(pid), 128 + sig) << test::file_bytes(log);
+    const std::string said = test::file_bytes(log);
     EXPECT_NE(said.find("checkpoint written"), std::string::npos) << said;
     EXPECT_NE(said.find("--resume"), std::string::npos) << said;
     ASSERT_TRUE(fs::exists(out + "/checkpoint.bin"));
@@ -135,7 +130,7 @@ TEST(TrainCli, TermAndHupCheckpointAndTheResumedRunEqualsAnUninterruptedOne) {
     const Result resumed = run(train_args(out, {"--resume"}), log);
     ASSERT_EQ(resumed.status, 0) << resumed.output;
     EXPECT_NE(resumed.output.find("resumed from"), std::string::npos);
-    EXPECT_TRUE(bytes_of(out + "/point_cloud.ply") == reference_ply()) << "the resumed run differs";
+    EXPECT_TRUE(test::file_bytes(out + "/point_cloud.ply") == reference_ply()) << "the resumed run differs";
   }
 }
 
@@ -145,14 +140,14 @@ TEST(TrainCli, AKillLosesAtMostOneCheckpointInterval) {
   const std::string out = dir.file("run"), log = dir.file("log.txt");
   const pid_t pid = start(train_args(out, {"--checkpoint-every", "30"}), log);
   // SIGKILL cannot be handled: only the periodic checkpoint (iteration 30 or later) survives.
-  ASSERT_TRUE(wait_until([&] { return fs::exists(out + "/checkpoint.bin"); })) << bytes_of(log);
+  ASSERT_TRUE(wait_until([&] { return fs::exists(out + "/checkpoint.bin"); })) << test::file_bytes(log);
   kill(pid, SIGKILL);
   EXPECT_EQ(wait_for(pid), 128 + SIGKILL);
   const Result resumed = run(train_args(out, {"--checkpoint-every", "30", "--resume"}), log);
   ASSERT_EQ(resumed.status, 0) << resumed.output;
-  EXPECT_TRUE(bytes_of(out + "/point_cloud.ply") == reference_ply()) << "the resumed run differs";
+  EXPECT_TRUE(test::file_bytes(out + "/point_cloud.ply") == reference_ply()) << "the resumed run differs";
   // Training time, stage timings and checkpoints are those of the whole run, both segments.
-  const std::string metrics = bytes_of(out + "/metrics.json");
+  const std::string metrics = test::file_bytes(out + "/metrics.json");
   EXPECT_NE(metrics.find("\"split\": \"test\""), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("\"segments\""), std::string::npos) << metrics;
 }
@@ -168,14 +163,14 @@ TEST(TrainCli, AnEarlierRunIsNeitherReplacedSilentlyNorLeftBesideANewOne) {
   EXPECT_EQ(refused.status, 1);
   for (const char* part : {"earlier training run", "metrics.json", "renders", "--resume", "--overwrite"})
     EXPECT_NE(refused.output.find(part), std::string::npos) << part << " in " << refused.output;
-  EXPECT_EQ(bytes_of(out + "/metrics.json"), "{}");
+  EXPECT_EQ(test::file_bytes(out + "/metrics.json"), "{}");
   EXPECT_TRUE(fs::exists(out + "/renders/test/00000.png"));
 
   const Result replaced = run(train_args(out, {"--overwrite"}, "20"), log);
   ASSERT_EQ(replaced.status, 0) << replaced.output;
   EXPECT_FALSE(fs::exists(out + "/renders")) << "old renders survive beside the new run (it wrote none)";
-  EXPECT_NE(bytes_of(out + "/metrics.json"), "{}");
-  EXPECT_EQ(bytes_of(out + "/notes.txt"), "the user's own file");  // not an output of a run: kept
+  EXPECT_NE(test::file_bytes(out + "/metrics.json"), "{}");
+  EXPECT_EQ(test::file_bytes(out + "/notes.txt"), "the user's own file");  // not an output of a run: kept
 
   const Result both = run(train_args(out, {"--resume", "--overwrite"}), log);
   EXPECT_EQ(both.status, 1);
@@ -261,7 +256,7 @@ TEST(TrainCli, PeriodicEvaluationsAndSavesAreLoggedAndWritten) {
   EXPECT_NE(r.output.find("[save] iteration 20: "), std::string::npos) << r.output;
   EXPECT_TRUE(fs::is_regular_file(dir.file("run/point_cloud_20.ply")));
   EXPECT_FALSE(fs::exists(dir.file("run/point_cloud_60.ply")));
-  const std::string log = bytes_of(dir.file("run/train_log.jsonl"));
+  const std::string log = test::file_bytes(dir.file("run/train_log.jsonl"));
   EXPECT_NE(log.find("{\"eval\":{\"l1\":"), std::string::npos) << log;
   const std::size_t at60 = log.find("\"iteration\":60}");
   ASSERT_NE(log.rfind("\"eval\"", at60), std::string::npos) << log;
