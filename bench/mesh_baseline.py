@@ -1,4 +1,5 @@
-"""What the mesh-energy baselines share (bench/mesh_jax.py, mesh_drjit.py, mesh_warp.py): the cases that
+"""What the mesh-energy baselines share (bench/mesh_jax.py, mesh_drjit.py, mesh_warp.py; mesh_pytorch.py uses the
+symmetric Dirichlet energy): the cases that
 `tilegrad profile mesh --export-inputs` writes, as NumPy arrays; the energy check against tilegrad's value,
 which must pass before a time is reported; wall-clock timing; and the report every script writes, which
 bench/mesh_table.py turns into the comparison table.
@@ -15,6 +16,22 @@ import time
 import numpy as np
 
 ENERGY_TOLERANCE = 1e-6  # relative difference from tilegrad's energy before any time is reported
+
+
+def symmetric_dirichlet(u, d):
+    """The symmetric Dirichlet energy of a triangle's map to the plane, area * tr(C) (1 + 1 / det(C)), written
+    once for every framework: u(k) is the k-th of the element's six unknowns (u0 v0 u1 v1 u2 v2), d(k) the k-th of
+    its five data (the rest triangle's inverse 2x2 matrix as tilegrad's RestTriangle stores it, then the area); each returns a scalar or an
+    array of that framework."""
+    a0, a1 = u(2) - u(0), u(3) - u(1)
+    b0, b1 = u(4) - u(0), u(5) - u(1)
+    g00, g01, g11 = a0 * a0 + a1 * a1, a0 * b0 + a1 * b1, b0 * b0 + b1 * b1
+    m0, m1, m2, m3, area = d(0), d(1), d(2), d(3), d(4)
+    gm00, gm01 = g00 * m0 + g01 * m2, g00 * m1 + g01 * m3
+    gm10, gm11 = g01 * m0 + g11 * m2, g01 * m1 + g11 * m3
+    c00, c11, c01 = gm00 * m0 + gm10 * m2, gm01 * m1 + gm11 * m3, gm01 * m0 + gm11 * m2
+    trace, det = c00 + c11, c00 * c11 - c01 * c01
+    return area * trace * (1.0 + 1.0 / det)
 
 
 def load_cases(folder):
