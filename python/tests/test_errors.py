@@ -130,3 +130,10 @@ def test_io_errors(tmp_path):
     with pytest.raises(ValueError, match="sh must have K"):
         tilegrad.write_ply(tmp_path / "x.ply", np.zeros((2, 3)), np.zeros((2, 4)), np.zeros((2, 3)), np.zeros(2),
                            np.zeros((2, 2, 3)))
+
+
+def test_library_errors_are_the_python_exceptions_they_name():
+    assert issubclass(tilegrad.InvalidArgument, ValueError)
+    assert issubclass(tilegrad.IoError, OSError)
+    assert issubclass(tilegrad.OutOfMemory, MemoryError)
+    assert issubclass(tilegrad.Unsupported, RuntimeError)

@@ -9,7 +9,7 @@ transforms.json, COLMAP) and train (the C++ trainer). See docs/PYTHON.md.
 """
 
 from . import _core
-from ._core import Error, InvalidArgument, IoError, Unsupported
+from ._core import Error, InvalidArgument, IoError, OutOfMemory, Unsupported
 from ._io import Dataset, DatasetSplit, load_dataset, read_ply, write_ply
 from ._rasterization import rasterization, rasterization_backward
 from ._train import train, train_options
@@ -17,7 +17,7 @@ from ._train import train, train_options
 __version__ = _core.version
 
 __all__ = [
-    "Dataset", "DatasetSplit", "Error", "InvalidArgument", "IoError", "Unsupported", "cuda_available", "devices",
+    "Dataset", "DatasetSplit", "Error", "InvalidArgument", "IoError", "OutOfMemory", "Unsupported", "cuda_available", "devices",
     "load_dataset", "rasterization", "rasterization_backward", "read_ply", "train", "train_options", "write_ply",
 ]
 
