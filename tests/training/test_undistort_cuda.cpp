@@ -132,7 +132,10 @@ TEST(UndistortCuda, FisheyeCaptureTrainsOnTheGpu) {
   o.undistort = UndistortMode::Full;
   const TrainingDataset data = load_dataset(o);
   ASSERT_FALSE(data.test.empty());
-  TrainConfig config = test::tiny_config(300);
+  // Under compute-sanitizer (TILEGRAD_TEST_SCALE=small) 40 iterations run every kernel of a step; learning is
+  // checked at the normal scale.
+  const bool small = test::scaled(16) < 16;
+  TrainConfig config = test::tiny_config(small ? 40 : 300);
   config.device = Device::Cuda;
   Trainer trainer(config, data);
   trainer.initialize();
@@ -140,5 +143,6 @@ TEST(UndistortCuda, FisheyeCaptureTrainsOnTheGpu) {
   trainer.run({});
   const double after = trainer.evaluate(data.test).psnr;
   std::printf("fisheye capture on the GPU: test PSNR %.2f -> %.2f dB\n", before, after);
-  EXPECT_GT(after, before + 5.0);
+  ASSERT_TRUE(std::isfinite(after));
+  if (!small) EXPECT_GT(after, before + 5.0);
 }
