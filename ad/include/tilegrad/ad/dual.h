@@ -23,26 +23,11 @@ struct Dual : NumberOps<Dual<T, N>, T> {
     return r;
   }
 
-  TG_HD Dual operator-() const {
-    Dual r;
-    r.v = -v;
-    TG_UNROLL for (int i = 0; i < N; ++i) r.d[i] = -d[i];
-    return r;
-  }
-  TG_HD Dual& operator+=(const Dual& b) {
-    v += b.v;
-    TG_UNROLL for (int i = 0; i < N; ++i) d[i] += b.d[i];
-    return *this;
-  }
-  TG_HD Dual& operator-=(const Dual& b) {
-    v -= b.v;
-    TG_UNROLL for (int i = 0; i < N; ++i) d[i] -= b.d[i];
-    return *this;
-  }
-  TG_HD Dual& operator*=(T b) {
-    v *= b;
-    TG_UNROLL for (int i = 0; i < N; ++i) d[i] *= b;
-    return *this;
+  // f(a's part, b's part) for the value and every partial, for NumberOps' linear operations.
+  template <class F>
+  TG_HD static void zip(Dual& a, const Dual& b, F f) {
+    f(a.v, b.v);
+    TG_UNROLL for (int i = 0; i < N; ++i) f(a.d[i], b.d[i]);
   }
 
   TG_HD friend Dual operator*(const Dual& a, const Dual& b) {

@@ -31,30 +31,12 @@ struct Hyper : NumberOps<Hyper<T, N>, T> {
   // Hessian entry (either order of indices).
   TG_HD T hess(int i, int j) const { return i <= j ? h[packed(i, j)] : h[packed(j, i)]; }
 
-  TG_HD Hyper operator-() const {
-    Hyper r;
-    r.v = -v;
-    TG_UNROLL for (int i = 0; i < N; ++i) r.g[i] = -g[i];
-    TG_UNROLL for (int k = 0; k < kPacked; ++k) r.h[k] = -h[k];
-    return r;
-  }
-  TG_HD Hyper& operator+=(const Hyper& b) {
-    v += b.v;
-    TG_UNROLL for (int i = 0; i < N; ++i) g[i] += b.g[i];
-    TG_UNROLL for (int k = 0; k < kPacked; ++k) h[k] += b.h[k];
-    return *this;
-  }
-  TG_HD Hyper& operator-=(const Hyper& b) {
-    v -= b.v;
-    TG_UNROLL for (int i = 0; i < N; ++i) g[i] -= b.g[i];
-    TG_UNROLL for (int k = 0; k < kPacked; ++k) h[k] -= b.h[k];
-    return *this;
-  }
-  TG_HD Hyper& operator*=(T b) {
-    v *= b;
-    TG_UNROLL for (int i = 0; i < N; ++i) g[i] *= b;
-    TG_UNROLL for (int k = 0; k < kPacked; ++k) h[k] *= b;
-    return *this;
+  // f(a's part, b's part) for the value, the gradient and the Hessian, for NumberOps' linear operations.
+  template <class F>
+  TG_HD static void zip(Hyper& a, const Hyper& b, F f) {
+    f(a.v, b.v);
+    TG_UNROLL for (int i = 0; i < N; ++i) f(a.g[i], b.g[i]);
+    TG_UNROLL for (int k = 0; k < kPacked; ++k) f(a.h[k], b.h[k]);
   }
 
   TG_HD friend Hyper operator*(const Hyper& a, const Hyper& b) {
