@@ -27,8 +27,18 @@ def _torch():
     return _torch_dlpack
 
 
+_FRAMEWORKS = {}  # array type -> its framework, for the types seen so far (framework_of runs per array and call)
+
+
 def framework_of(x):
     """'numpy', 'torch', 'jax' or 'cupy' for an array of that framework; TypeError otherwise."""
+    framework = _FRAMEWORKS.get(type(x))
+    if framework is None:
+        framework = _FRAMEWORKS[type(x)] = _framework_of_type(x)
+    return framework
+
+
+def _framework_of_type(x):
     root = type(x).__module__.split(".")[0]
     if root == "numpy" and isinstance(x, np.ndarray):
         return "numpy"

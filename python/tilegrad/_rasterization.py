@@ -72,12 +72,13 @@ def rasterization(means, quats, scales, opacities, colors, viewmats, Ks, width, 
     if host_backgrounds is not None and backgrounds.ndim == 2 and backgrounds.shape[-1] != 3:
         raise ValueError(f"backgrounds must have shape [C, 3], got {list(backgrounds.shape)}")
     is_sh = sh_degree is not None
+    thresholds = tuple(float(t) for t in thresholds) if thresholds else DEFAULT_THRESHOLDS
     with StreamGuard(framework, device):
         render = _core.render(
             arrays["means"], arrays["quats"], arrays["scales"], arrays["opacities"],
             None if is_sh else arrays["colors"], arrays["colors"] if is_sh else None, cameras[0], cameras[1],
             width, height, sh_degree, float(near_plane), float(far_plane), host_backgrounds, float(eps2d),
-            antialiased, render_mode, tuple(float(t) for t in (thresholds or DEFAULT_THRESHOLDS)), bool(meta),
+            antialiased, render_mode, thresholds, bool(meta),
             _means2d_out)
         out_colors, out_alphas, summary = render.outputs()
     result = {name: wrap(value, framework) for name, value in summary.items()}
