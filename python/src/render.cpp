@@ -79,15 +79,20 @@ Render::Render(RenderRequest request) : m_request(std::move(request)) {
 
   const std::size_t pixels = std::size_t(width()) * height();
   const int x = r.layout.channels();
-  colors = Buffer<float>(cams * pixels * x, d);
-  alphas = Buffer<float>(cams * pixels, d);
-  if (r.meta) {
-    if (!r.means2d_out) means2d = Buffer<float>(cams * n * 2, d);
-    depths = Buffer<float>(cams * n, d);
-    conics = Buffer<float>(cams * n * 3, d);
-    opacities = Buffer<float>(cams * n, d);
-    radii = Buffer<std::int32_t>(cams * n * 2, d);
-  }
+  // The outputs are allocated after the first camera's forward, whose projection waits for the device (it reads
+  // back the instance count): from then on the device is busy and the allocation calls cost no device time.
+  auto allocate_outputs = [&] {
+    colors = Buffer<float>(cams * pixels * x, d);
+    alphas = Buffer<float>(cams * pixels, d);
+    if (r.meta) {
+      if (!r.means2d_out) means2d = Buffer<float>(cams * n * 2, d);
+      depths = Buffer<float>(cams * n, d);
+      conics = Buffer<float>(cams * n * 3, d);
+      opacities = Buffer<float>(cams * n, d);
+      radii = Buffer<std::int32_t>(cams * n * 2, d);
+    }
+  };
+  if (cams == 0) allocate_outputs();
   raster::RasterSettings settings;
   settings.sh_degree = r.sh_degree;
   settings.antialiased = r.antialiased;
@@ -101,6 +106,7 @@ Render::Render(RenderRequest request) : m_request(std::move(request)) {
   for (std::size_t c = 0; c < cams; ++c) {
     for (int k = 0; k < 3; ++k) settings.background[k] = r.backgrounds[c][k];
     m_outputs.push_back(rast.forward(view_for(static_cast<int>(c)), r.cameras[c], settings));
+    if (c == 0) allocate_outputs();
     const raster::ForwardOutput& out = m_outputs.back();
     instances += out.instances();
     for_each(d, pixels,
