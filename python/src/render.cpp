@@ -25,6 +25,16 @@ void copy_into(Buffer<float>& dst, std::size_t at, const Buffer<float>& src) {
   memory::copy(dst.data() + at, dst.device(), src.data(), src.device(), src.bytes());
 }
 
+// Camera c's part of a per-camera total [C, ...]: with one camera the part is the total (no copy), otherwise it is
+// copied into the total's slice c (allocated by the caller).
+void place(Buffer<float>& total, std::size_t c, std::size_t cams, Buffer<float>&& part) {
+  if (cams == 1) {
+    total = std::move(part);
+    return;
+  }
+  copy_into(total, c * part.size(), part);
+}
+
 // The first camera's gradient is taken as it is; later ones are added in camera order.
 void accumulate(Buffer<float>& total, Buffer<float>&& part, Device device) {
   if (total.empty()) {
@@ -69,15 +79,20 @@ Render::Render(RenderRequest request) : m_request(std::move(request)) {
 
   const std::size_t pixels = std::size_t(width()) * height();
   const int x = r.layout.channels();
-  colors = Buffer<float>(cams * pixels * x, d);
-  alphas = Buffer<float>(cams * pixels, d);
-  if (r.meta) {
-    if (!r.means2d_out) means2d = Buffer<float>(cams * n * 2, d);
-    depths = Buffer<float>(cams * n, d);
-    conics = Buffer<float>(cams * n * 3, d);
-    opacities = Buffer<float>(cams * n, d);
-    radii = Buffer<std::int32_t>(cams * n * 2, d);
-  }
+  // The outputs are allocated after the first camera's forward, whose projection waits for the device (it reads
+  // back the instance count): from then on the device is busy and the allocation calls cost no device time.
+  auto allocate_outputs = [&] {
+    colors = Buffer<float>(cams * pixels * x, d);
+    alphas = Buffer<float>(cams * pixels, d);
+    if (r.meta) {
+      if (!r.means2d_out) means2d = Buffer<float>(cams * n * 2, d);
+      depths = Buffer<float>(cams * n, d);
+      conics = Buffer<float>(cams * n * 3, d);
+      opacities = Buffer<float>(cams * n, d);
+      radii = Buffer<std::int32_t>(cams * n * 2, d);
+    }
+  };
+  if (cams == 0) allocate_outputs();
   raster::RasterSettings settings;
   settings.sh_degree = r.sh_degree;
   settings.antialiased = r.antialiased;
@@ -91,6 +106,7 @@ Render::Render(RenderRequest request) : m_request(std::move(request)) {
   for (std::size_t c = 0; c < cams; ++c) {
     for (int k = 0; k < 3; ++k) settings.background[k] = r.backgrounds[c][k];
     m_outputs.push_back(rast.forward(view_for(static_cast<int>(c)), r.cameras[c], settings));
+    if (c == 0) allocate_outputs();
     const raster::ForwardOutput& out = m_outputs.back();
     instances += out.instances();
     for_each(d, pixels,
@@ -129,11 +145,13 @@ RenderGradients Render::backward(View<const float> v_colors, View<const float> v
   if (!v_alphas.empty()) check_view(v_alphas, cams * pixels, d, "v_alphas [C, H, W, 1]");
 
   RenderGradients grads;
-  grads.means2d = Buffer<float>(cams * n * 2, d);
-  if (absgrad) grads.means2d_abs = Buffer<float>(cams * n * 2, d);
+  // Per-camera totals are allocated for several cameras; one camera's gradients are handed out as they are (place).
+  const bool stacked = cams != 1;
+  if (stacked) grads.means2d = Buffer<float>(cams * n * 2, d);
+  if (absgrad && stacked) grads.means2d_abs = Buffer<float>(cams * n * 2, d);
   const std::size_t color_size = r.colors.empty() ? r.sh.size() : r.colors.size();
   Buffer<float>& color_total = r.colors.empty() ? grads.sh : grads.colors;
-  if (r.per_camera_colors) color_total = Buffer<float>(color_size, d);
+  if (r.per_camera_colors && stacked) color_total = Buffer<float>(color_size, d);
   if (background_gradients) grads.backgrounds.assign(cams * 3, 0.0f);
 
   raster::BackwardSettings settings;
@@ -171,12 +189,12 @@ RenderGradients Render::backward(View<const float> v_colors, View<const float> v
     accumulate(grads.opacities, std::move(g.opacity_logits), d);
     Buffer<float>& part = r.colors.empty() ? g.sh : g.colors;
     if (r.per_camera_colors) {
-      copy_into(color_total, c * part.size(), part);
+      place(color_total, c, cams, std::move(part));
     } else {
       accumulate(color_total, std::move(part), d);
     }
-    copy_into(grads.means2d, c * n * 2, g.mean2d);
-    if (absgrad) copy_into(grads.means2d_abs, c * n * 2, g.mean2d_abs);
+    place(grads.means2d, c, cams, std::move(g.mean2d));
+    if (absgrad) place(grads.means2d_abs, c, cams, std::move(g.mean2d_abs));
     if (background_gradients && r.layout.rgb) {
       // dL/dbackground = sum over pixels of dL/dcolour (1 - alpha), summed in double on the host.
       const std::vector<float> d_rgb = to_vector(v_colors.subview(c * pixels * x, pixels * x));

@@ -108,6 +108,12 @@ def test_per_camera_colors():
     check_gradients(s, viewmats, ks, seed=3)
 
 
+def test_per_camera_colors_one_camera():
+    """One camera's per-camera colour gradient is handed out as the rasterizer computed it (no stacking copy)."""
+    s, viewmats, ks = setup(seed=3, cams=1, per_camera=True)
+    check_gradients(s, viewmats, ks, seed=3)
+
+
 @pytest.mark.parametrize("mode", ["RGB+D", "RGB+ED", "ED"])
 def test_depth_modes(mode):
     s, viewmats, ks = setup(seed=4)
@@ -129,8 +135,9 @@ def test_means2d_gradients_per_camera():
     assert (g["means2d_abs"] >= np.abs(g["means2d"]) - 1e-6).all() and g["means2d_abs"].max() > 0
     for c in range(2):
         _, _, one = render(s, viewmats[c:c + 1], ks[c:c + 1])
-        g1 = tilegrad.rasterization_backward(one, wc[c:c + 1])
+        g1 = tilegrad.rasterization_backward(one, wc[c:c + 1], absgrad=True)
         np.testing.assert_array_equal(g["means2d"][c:c + 1], g1["means2d"])
+        np.testing.assert_array_equal(g["means2d_abs"][c:c + 1], g1["means2d_abs"])
     # The view-space gradient is the pixel-space derivative: a Gaussian moved along the camera's x axis by dx
     # moves its projection by fx dx / z pixels.
     i = int(np.argmax(np.abs(g["means2d"][0, :, 0])))

@@ -163,9 +163,19 @@ def test_float64_inputs_are_converted():
 
 
 def test_float32_contiguous_inputs_are_not_copied(target):
-    """Zero-copy intake: a float32 C-contiguous array reaches the extension as the caller's own memory."""
-    from tilegrad._arrays import prepare
+    """Zero-copy intake: a float32 C-contiguous array reaches the extension as the caller's own memory (PyTorch
+    tensors as a DLPack capsule of it)."""
+    from tilegrad._arrays import prepare as prepare_any
     framework, device = target
+
+    def prepare(x, name, framework):
+        y = prepare_any(x, name, framework)
+        if framework == "torch":
+            import torch.utils.dlpack
+            assert type(y).__name__ == "PyCapsule"
+            return torch.utils.dlpack.from_dlpack(y)
+        return y
+
     x = to_framework(np.arange(12, dtype=np.float32).reshape(4, 3), framework, device)
     y = prepare(x, "x", framework)
     if framework == "numpy":

@@ -139,3 +139,25 @@ def test_viewmats_gradient_is_refused():
     with pytest.raises(NotImplementedError, match="viewmats"):
         tgt.rasterization(t["means"], t["quats"], t["scales"], t["opacities"], t["colors"],
                           viewmats.requires_grad_(), ks, W, H)
+
+
+def test_gradients_reach_the_leaves_without_copies(monkeypatch):
+    """Each iteration's gradients become the leaves' .grad (and meta["means2d"].grad) as the library's own buffers:
+    autograd takes the tensors tilegrad.torch returns instead of copying them (nothing else holds them)."""
+    t = tensors("cpu", n=20, sh_degree=3)
+    viewmats, ks = cams("cpu", count=1)
+    returned = {}
+    backward = tgt._rasterization_backward
+
+    def spy(*args, **kwargs):
+        grads = backward(*args, **kwargs)
+        returned.update({name: g.data_ptr() for name, g in grads.items()})
+        return grads
+
+    monkeypatch.setattr(tgt, "_rasterization_backward", spy)
+    colors, _, meta = tgt.rasterization(t["means"], t["quats"], t["scales"], t["opacities"], t["colors"], viewmats,
+                                        ks, W, H, sh_degree=3)
+    colors.sum().backward()
+    for name, tensor in t.items():
+        assert tensor.grad is not None and tensor.grad.data_ptr() == returned[name], name
+    assert meta["means2d"].grad.data_ptr() == returned["means2d"]

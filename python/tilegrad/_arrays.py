@@ -3,7 +3,12 @@
 Inputs are made float32 and C-contiguous with the caller's own framework (no copy when they already are), and
 handed to the extension through DLPack; outputs come back as the caller's framework's arrays over the library's
 buffers (no copy). The library computes on the CUDA default (legacy) stream: PyTorch's default stream and CuPy's
-null stream are ordered with it; other streams, and JAX, are synchronised around each call.
+null stream are ordered with it; other streams, and JAX, are synchronised around each call (StreamGuard).
+
+PyTorch tensors cross as DLPack capsules (torch.utils.dlpack.to_dlpack / from_dlpack of a capsule) rather than
+through the __dlpack__ protocol: the protocol's Python-level stream negotiation (a current-stream lookup per array
+and keyword retries) cost several microseconds per array and call, and orders nothing here, since StreamGuard has
+already ordered the library's stream with the caller's.
 """
 
 import numpy as np
@@ -11,8 +16,29 @@ import numpy as np
 from . import _core
 
 
+_torch_dlpack = None  # torch.utils.dlpack, imported on the first PyTorch call (the core module needs no PyTorch)
+
+
+def _torch():
+    global _torch_dlpack
+    if _torch_dlpack is None:
+        import torch.utils.dlpack
+        _torch_dlpack = torch.utils.dlpack
+    return _torch_dlpack
+
+
+_FRAMEWORKS = {}  # array type -> its framework, for the types seen so far (framework_of runs per array and call)
+
+
 def framework_of(x):
     """'numpy', 'torch', 'jax' or 'cupy' for an array of that framework; TypeError otherwise."""
+    framework = _FRAMEWORKS.get(type(x))
+    if framework is None:
+        framework = _FRAMEWORKS[type(x)] = _framework_of_type(x)
+    return framework
+
+
+def _framework_of_type(x):
     root = type(x).__module__.split(".")[0]
     if root == "numpy" and isinstance(x, np.ndarray):
         return "numpy"
@@ -34,7 +60,8 @@ def _check_float(x, name, is_float):
 
 
 def prepare(x, name, framework):
-    """x as a float32, C-contiguous array of `framework` that exports DLPack (detached from autograd)."""
+    """x as a float32, C-contiguous array of `framework` that exports DLPack (detached from autograd), or for
+    PyTorch a DLPack capsule of such a tensor (see the module's docstring)."""
     if framework_of(x) != framework:
         raise TypeError(f"{name} is a {framework_of(x)} array but the Gaussians are {framework} arrays "
                         "(one framework per call)")
@@ -43,10 +70,10 @@ def prepare(x, name, framework):
         return np.ascontiguousarray(x, dtype=np.float32)
     if framework == "torch":
         import torch
-        if x.dtype is torch.float32 and x.is_contiguous():  # the common case: no conversion, one call
-            return x.detach()
+        if x.dtype is torch.float32 and x.is_contiguous():  # the common case: no conversion
+            return _torch().to_dlpack(x.detach())
         _check_float(x, name, x.dtype.is_floating_point)
-        return x.detach().to(torch.float32).contiguous()
+        return _torch().to_dlpack(x.detach().to(torch.float32).contiguous())
     if framework == "jax":
         import jax.numpy as jnp
         _check_float(x, name, jnp.issubdtype(x.dtype, jnp.floating))
@@ -59,10 +86,15 @@ def prepare(x, name, framework):
 
 
 def to_host(x, name):
-    """A float32 NumPy copy (or view) of a small array of any framework (cameras, backgrounds)."""
+    """A float32 host array of a small array of any framework (cameras, backgrounds): a NumPy copy (or view), or
+    for a float32, C-contiguous PyTorch CPU tensor its DLPack capsule (no conversion)."""
     framework = framework_of(x)
     if framework == "torch":
-        x = x.detach().cpu().numpy()
+        import torch
+        x = x.detach()
+        if x.dtype is torch.float32 and not x.is_cuda and x.is_contiguous():
+            return _torch().to_dlpack(x)
+        x = x.cpu().numpy()
     elif framework == "cupy":
         x = x.get()
     else:
@@ -88,8 +120,7 @@ def wrap(array, framework):
     if framework == "numpy":
         return np.from_dlpack(array)
     if framework == "torch":
-        import torch
-        return torch.from_dlpack(array)
+        return _torch().from_dlpack(array.__dlpack__())
     if framework == "jax":
         import jax.dlpack
         return jax.dlpack.from_dlpack(array)

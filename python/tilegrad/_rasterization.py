@@ -38,7 +38,8 @@ def rasterization(means, quats, scales, opacities, colors, viewmats, Ks, width, 
     backward ("owned" and "sort-reduce" are deterministic), thresholds (min_alpha, max_alpha, min_transmittance,
     extent_sigmas), check_finite (the backward refuses NaN/inf gradients), meta (False skips the projection
     summary). Gradients: tilegrad.rasterization_backward(meta, ...), or tilegrad.torch / tilegrad.jax.
-    (_means2d_out: a [C, N, 2] array of the same framework that receives meta's means2d; tilegrad.torch's leaf.)
+    (_means2d_out: a [C, N, 2] array of the same framework, or its DLPack capsule, that receives meta's means2d;
+    tilegrad.torch's leaf.)
     """
     if render_mode not in RENDER_MODES:
         raise ValueError(f"render_mode must be one of {', '.join(RENDER_MODES)}, got {render_mode!r}")
@@ -68,15 +69,16 @@ def rasterization(means, quats, scales, opacities, colors, viewmats, Ks, width, 
         arrays[name] = prepare(x, name, framework)
     cameras = to_host(viewmats, "viewmats"), to_host(Ks, "Ks")
     host_backgrounds = None if backgrounds is None else to_host(backgrounds, "backgrounds")
-    if host_backgrounds is not None and host_backgrounds.ndim == 2 and host_backgrounds.shape[-1] != 3:
-        raise ValueError(f"backgrounds must have shape [C, 3], got {list(host_backgrounds.shape)}")
+    if host_backgrounds is not None and backgrounds.ndim == 2 and backgrounds.shape[-1] != 3:
+        raise ValueError(f"backgrounds must have shape [C, 3], got {list(backgrounds.shape)}")
     is_sh = sh_degree is not None
+    thresholds = tuple(float(t) for t in thresholds) if thresholds else DEFAULT_THRESHOLDS
     with StreamGuard(framework, device):
         render = _core.render(
             arrays["means"], arrays["quats"], arrays["scales"], arrays["opacities"],
             None if is_sh else arrays["colors"], arrays["colors"] if is_sh else None, cameras[0], cameras[1],
             width, height, sh_degree, float(near_plane), float(far_plane), host_backgrounds, float(eps2d),
-            antialiased, render_mode, tuple(float(t) for t in (thresholds or DEFAULT_THRESHOLDS)), bool(meta),
+            antialiased, render_mode, thresholds, bool(meta),
             _means2d_out)
         out_colors, out_alphas, summary = render.outputs()
     result = {name: wrap(value, framework) for name, value in summary.items()}

@@ -7,6 +7,7 @@ viewmats and Ks get no gradient: a viewmats that requires grad is an error rathe
 """
 
 import torch
+import torch.utils.dlpack
 
 from ._rasterization import rasterization as _rasterization
 from ._rasterization import rasterization_backward as _rasterization_backward
@@ -28,9 +29,10 @@ class _Rasterize(torch.autograd.Function):
     @staticmethod
     def forward(ctx, call, means, quats, scales, opacities, colors, backgrounds, means2d):
         # The projected means are written straight into the means2d leaf (its values; its gradient comes from
-        # backward).
+        # backward), handed over as a DLPack capsule like every tensor (tilegrad/_arrays.py).
         colors_out, alphas, meta = _rasterization(means, quats, scales, opacities, colors, *call.args,
-                                                  backgrounds=backgrounds, _means2d_out=means2d.detach(),
+                                                  backgrounds=backgrounds,
+                                                  _means2d_out=torch.utils.dlpack.to_dlpack(means2d.detach()),
                                                   **call.kwargs)
         call.meta = meta
         call.means2d = means2d
