@@ -1,6 +1,6 @@
 // CUDA rasterizer against the CPU reference: images, gradients (every accumulation mode), the tile bands and
-// strips, bitwise determinism of Owned at scale, degenerate scenes, buffers of the wrong device. (What every
-// backend does is test_render.cpp's, run here on CUDA.)
+// strips, bitwise determinism of Owned at scale, degenerate scenes, buffers of the wrong device, the thrust
+// binning's bits, out of memory. (What every backend does is test_render.cpp's, run here on CUDA.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -384,4 +384,29 @@ TEST(RasterizerCuda, ThrustBinningGivesTheCubBits) {
           std::tuple{"mean2d_abs", &g_thrust.mean2d_abs, &g_cub.mean2d_abs}})
       EXPECT_TRUE(test::bitwise_equal(a->to_vector(), b->to_vector())) << name;
   }
+}
+
+// An image the GPU cannot hold (2e10 pixels: the RGB image alone is 240 GB) is an OutOfMemory that names the
+// forward's stage and the bytes it asked for, not a crash; nothing leaks, and the device renders on.
+TEST(RasterizerCuda, AnImageTooLargeForTheGpuIsAnOutOfMemoryNamingItsStage) {
+  TG_REQUIRE_CUDA();
+  const Gaussians g = test::to_gaussians(test::dense_scene(1000, 0, 128, 5), Device::Cuda);
+  Camera huge = test::test_camera(128, 96);  // the scene stays in the top-left 128x96 pixels: few instances
+  huge.width = 200000;
+  huge.height = 100000;
+  const std::size_t held = memory::stats(Device::Cuda).current;
+  {
+    Rasterizer r(Device::Cuda);
+    try {
+      (void)r.forward(g.view(), huge);
+      FAIL() << "rendered 2e10 pixels";
+    } catch (const OutOfMemory& e) {
+      EXPECT_EQ(e.stage().rfind("rasterizer forward", 0), 0u) << e.stage();
+      EXPECT_GE(e.bytes(), std::size_t(1) << 30);
+      EXPECT_NE(std::string(e.what()).find(e.stage()), std::string::npos) << e.what();
+    }
+    const auto small = r.forward(g.view(), test::test_camera(128, 96));
+    EXPECT_EQ(small.image.size(), std::size_t(128) * 96 * 3);
+  }
+  EXPECT_EQ(memory::stats(Device::Cuda).current, held);
 }
