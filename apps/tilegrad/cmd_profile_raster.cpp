@@ -7,6 +7,7 @@
 #include "cmd_profile_common.h"
 #include "commands.h"
 #include "tilegrad/core/error.h"
+#include "tilegrad/core/memory.h"
 #include "tilegrad/io/ply_gaussians.h"
 #include "tilegrad/io/ply_points.h"
 #include "tilegrad/profiling/garden_grid.h"
@@ -25,7 +26,44 @@ struct RasterArgs : ProfileOptions {
   bool antialiased = false;
   double record_limit_mib = 0;
   std::string dump;
+  std::vector<std::string> sorts = {"cub"};
+  std::vector<std::string> resolutions;
+  int width = 0, height = 0;
 };
+
+// The benchmark cameras: frame --frame of --transforms, resized (the same view) to each --resolution or to
+// --width x --height; the frame's own size without either.
+std::vector<raster::Camera> benchmark_cameras(const RasterArgs& a) {
+  const raster::Camera camera = profiling::load_benchmark_camera(a.transforms, a.frame);
+  TG_CHECK_ARG(a.resolutions.empty() || (a.width == 0 && a.height == 0),
+               "give --resolution or --width/--height, not both");
+  TG_CHECK_ARG((a.width == 0) == (a.height == 0), "--width and --height go together");
+  if (a.width > 0) return {raster::resized_camera(camera, a.width, a.height)};
+  if (a.resolutions.empty()) return {camera};
+  std::vector<raster::Camera> cameras;
+  for (const std::string& r : a.resolutions) {
+    const int height = r == "720p" ? 720 : r == "1080p" ? 1080 : 2160;
+    cameras.push_back(raster::resized_camera(camera, height * 16 / 9, height));
+  }
+  return cameras;
+}
+
+// One workload with one sort. A workload the device cannot hold is recorded as out of memory (stage and bytes)
+// and the profile goes on with the next.
+profiling::RasterBenchResult run_workload(const std::string& name, const raster::Gaussians& host,
+                                          const raster::Camera& camera, const profiling::RasterBenchConfig& cfg,
+                                          std::FILE* log) {
+  try {
+    raster::Gaussians g;
+    {
+      const memory::StageScope stage("raster benchmark: the Gaussians on the device");
+      g = host.to(cfg.device);
+    }
+    return profiling::run_raster_benchmark(name, g, camera, cfg, log);
+  } catch (const OutOfMemory& e) {
+    return profiling::out_of_memory_result(name, host.count(), camera, cfg, e, log);
+  }
+}
 
 void run_raster(const RasterArgs& a) {
   profiling::RasterBenchConfig cfg;
@@ -41,17 +79,31 @@ void run_raster(const RasterArgs& a) {
   }
   TG_CHECK_ARG(!a.transforms.empty(), "--transforms is required (the camera comes from its frame --frame)");
   TG_CHECK_ARG(a.points.empty() != a.ply.empty(), "give exactly one of --points (garden grid workload) or --ply");
-  const raster::Camera camera = profiling::load_benchmark_camera(a.transforms, a.frame);
+  const std::vector<raster::Camera> cameras = benchmark_cameras(a);
+  std::vector<raster::Binning> sorts;
+  for (const auto& name : a.sorts) sorts.push_back(profiling::parse_binning(name));
   std::FILE* log = a.log();
-  std::fprintf(log, "raster benchmark on %s: %dx%d, median of %d runs after %d warm-up",
-               cfg.device == Device::Cuda ? cuda_device_description().c_str() : "cpu", camera.width, camera.height,
-               cfg.reps, cfg.warmup);
+  std::string sizes;
+  for (const raster::Camera& c : cameras)
+    sizes += (sizes.empty() ? "" : ", ") + std::to_string(c.width) + "x" + std::to_string(c.height);
+  std::fprintf(log, "raster benchmark on %s: %s, median of %d runs after %d warm-up",
+               cfg.device == Device::Cuda ? cuda_device_description().c_str() : "cpu", sizes.c_str(), cfg.reps,
+               cfg.warmup);
   if (cfg.max_record_bytes > 0) std::fprintf(log, ", Owned records at most %.1f MiB", a.record_limit_mib);
   std::fprintf(log, "\n");
   std::vector<profiling::RasterBenchResult> results;
+  auto run_sorts = [&](const std::string& name, const raster::Gaussians& host) {
+    for (const raster::Camera& camera : cameras)
+      for (raster::Binning sort : sorts) {
+        cfg.settings.binning = sort;
+        // With several sizes each names its workload (in the log, the tables and the --dump files).
+        const std::string sized = cameras.size() == 1 ? name : name + " at " + std::to_string(camera.width) + "x" +
+                                                                     std::to_string(camera.height);
+        results.push_back(run_workload(sized, host, camera, cfg, log));
+      }
+  };
   if (!a.ply.empty()) {
-    const raster::Gaussians g = io::read_gaussians_ply(a.ply).to(cfg.device);
-    results.push_back(profiling::run_raster_benchmark(a.ply, g, camera, cfg, log));
+    run_sorts(a.ply, io::read_gaussians_ply(a.ply));
   } else {
     const io::PointCloud points = io::read_points_ply(a.points);
     std::vector<bool> rgb_variants;
@@ -63,9 +115,8 @@ void run_raster(const RasterArgs& a) {
         o.grid = grid;
         o.seed = a.seed;
         o.precomputed_colors = rgb;
-        raster::Gaussians g = profiling::make_garden_grid(points, o).to(cfg.device);
-        const std::string name = "garden grid " + std::to_string(grid) + (rgb ? " (RGB)" : " (SH3)");
-        results.push_back(profiling::run_raster_benchmark(name, g, camera, cfg, log));
+        run_sorts("garden grid " + std::to_string(grid) + (rgb ? " (RGB)" : " (SH3)"),
+                  profiling::make_garden_grid(points, o));
       }
     }
   }
@@ -79,6 +130,8 @@ void add_raster_workload(CLI::App& profile) {
   auto* cmd = profile.add_subcommand("raster", "3DGS forward stages and backward per accumulation mode "
                                                "(garden grid workload from a point cloud, or a .ply scene)");
   add_profile_options(cmd, *a, "raster.json, raster.md and raster.png");
+  cmd->footer("A workload that runs out of memory is reported as \"out of memory at <stage>: <bytes>\" (printed, "
+              "and in raster.json and raster.md) and the profile goes on with the next one.");
   cmd->add_option("--points", a->points, "Point cloud .ply of the garden grid workload (garden_points/points.ply)");
   cmd->add_option("--ply", a->ply, "A 3DGS .ply scene instead of the garden grid");
   cmd->add_option("--transforms", a->transforms, "transforms.json whose frame --frame is the camera")->required();
@@ -93,6 +146,21 @@ void add_raster_workload(CLI::App& profile) {
                   "MiB the Owned backward's per-instance records may take at once (CUDA; 0: no limit): above it "
                   "the tiles run in strips of tile rows")
       ->check(checks::non_negative());
+  cmd->add_option("--sort", a->sorts,
+                  "Instance sort(s) of the forward's binning, each workload run with each: cub (default: a depth "
+                  "sort of the visible Gaussians, then a stable sort of the instances by tile id) or thrust (the "
+                  "original 3DGS binning: one thrust sort of 8-byte tile | depth keys over all instances). Both "
+                  "give the same bits; the report gives each one's sort time and peak memory")
+      ->check(CLI::IsMember({"cub", "thrust"}))
+      ->capture_default_str();
+  cmd->add_option("--resolution", a->resolutions,
+                  "Render the frame at 720p (1280x720), 1080p (1920x1080) and/or 4k (3840x2160), each workload at "
+                  "each: the intrinsics are scaled so that the view stays the same (default: the frame's own size)")
+      ->check(CLI::IsMember({"720p", "1080p", "4k"}));
+  cmd->add_option("--width", a->width, "Render the frame at this width (with --height; intrinsics scaled)")
+      ->check(checks::positive());
+  cmd->add_option("--height", a->height, "Render the frame at this height (with --width; intrinsics scaled)")
+      ->check(checks::positive());
   cmd->add_option("--dump", a->dump,
                   "Folder for each workload's image and Owned gradients as raw float32 (<workload>.f32), to compare "
                   "builds bit for bit (the digests printed and in raster.json compare them too)");

@@ -52,7 +52,8 @@ std::string mib(std::size_t bytes) {
   throw OutOfMemory(detail::concat("out of ", device == Device::Cpu ? "host" : "GPU", " memory",
                                    t_stage ? std::string(" in ") + t_stage : std::string(), ": cannot allocate ",
                                    mib(bytes), " MiB (tilegrad's buffers hold ", mib(c.current.load()),
-                                   " MiB, peak ", mib(c.peak.load()), " MiB", device_state, ")"));
+                                   " MiB, peak ", mib(c.peak.load()), " MiB", device_state, ")"),
+                    t_stage ? t_stage : "", bytes);
 }
 
 void require_cuda_build() {
@@ -142,5 +143,22 @@ void fill_zero(void* ptr, Device device, std::size_t bytes) {
 Stats stats(Device device) { return {counter(device).current.load(), counter(device).peak.load()}; }
 
 void reset_peak(Device device) { counter(device).peak.store(counter(device).current.load()); }
+
+PeakScope::PeakScope(Device device)
+    : m_device(device), m_start(counter(device).current.load()), m_previous_peak(counter(device).peak.load()) {
+  counter(device).peak.store(m_start);
+}
+
+PeakScope::~PeakScope() {
+  std::atomic<std::size_t>& peak = counter(m_device).peak;
+  std::size_t now = peak.load();
+  while (m_previous_peak > now && !peak.compare_exchange_weak(now, m_previous_peak)) {
+  }
+}
+
+std::size_t PeakScope::added_peak() const {
+  const std::size_t peak = counter(m_device).peak.load();
+  return peak > m_start ? peak - m_start : 0;
+}
 
 }  // namespace tilegrad::memory

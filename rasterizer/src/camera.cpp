@@ -64,6 +64,23 @@ Camera crop_camera(const Camera& camera, int x, int y, int width, int height) {
   return c;
 }
 
+Camera resized_camera(const Camera& camera, int width, int height) {
+  TG_CHECK_ARG(camera.width > 0 && camera.height > 0 && width > 0 && height > 0, "resized_camera: cannot resize a ",
+               camera.width, "x", camera.height, " image to ", width, "x", height, " (sizes must be positive)");
+  const float sx = static_cast<float>(width) / static_cast<float>(camera.width);
+  const float sy = static_cast<float>(height) / static_cast<float>(camera.height);
+  Camera c = camera;
+  c.fx *= sx;
+  c.cx *= sx;
+  c.guard_half_width *= sx;  // 0 (this image's own) stays 0
+  c.fy *= sy;
+  c.cy *= sy;
+  c.guard_half_height *= sy;
+  c.width = width;
+  c.height = height;
+  return c;
+}
+
 void validate(const Camera& c) {
   auto finite = [](float x) { return std::isfinite(x); };
   TG_CHECK_ARG(finite(c.fx) && finite(c.fy) && c.fx > 0 && c.fy > 0, "camera: focal lengths must be positive and "

@@ -56,6 +56,8 @@ void check_settings(const RasterSettings& s, int stored_degree) {
   TG_CHECK_ARG(s.sh_degree <= stored_degree, "settings.sh_degree ", s.sh_degree, " exceeds the stored degree ",
                stored_degree);
   TG_CHECK_ARG(s.blur >= 0 && std::isfinite(s.blur), "settings.blur must be >= 0");
+  TG_CHECK_ARG(s.binning == Binning::TwoPassCub || s.binning == Binning::ThrustKeys, "settings.binning ",
+               static_cast<int>(s.binning), " is not a Binning");
   const Thresholds& t = s.thresholds;
   TG_CHECK_ARG(t.min_alpha >= 0 && t.max_alpha <= 1 && t.min_alpha < t.max_alpha && t.min_transmittance >= 0 &&
                    t.min_transmittance < 1 && t.extent_sigmas > 0,

@@ -68,6 +68,8 @@ TEST_P(BufferOn, OutOfMemoryNamesTheStageAndTheBytes) {
       for (const char* part : {device() == Device::Cpu ? "out of host memory" : "out of GPU memory",
                                "in test: a petabyte", "cannot allocate 1073741824.0 MiB", "tilegrad's buffers hold"})
         EXPECT_NE(what.find(part), std::string::npos) << part << " in " << what;
+      EXPECT_EQ(e.stage(), "test: a petabyte");
+      EXPECT_EQ(e.bytes(), std::size_t(1) << 50);
       if (device() == Device::Cuda) {
         EXPECT_NE(what.find("MiB free of"), std::string::npos) << what;
       }
@@ -113,6 +115,31 @@ TEST_P(BufferOn, WorkspaceSlotsGrowAndPersist) {
   EXPECT_GE(ws.bytes(), 4000u);
   ws.release();
   EXPECT_EQ(ws.bytes(), 0u);
+}
+
+
+TEST_P(BufferOn, PeakScopeMeasuresOneStageAndKeepsTheEnclosingPeak) {
+  memory::reset_peak(device());
+  const std::size_t held = memory::stats(device()).current;
+  { Buffer<std::byte> early(4000, device()); }  // the enclosing peak: held + 4000
+  {
+    const memory::PeakScope outer(device());
+    EXPECT_EQ(outer.added_peak(), 0u);
+    Buffer<std::byte> kept(300, device());
+    {
+      const memory::PeakScope inner(device());
+      { Buffer<std::byte> a(1000, device()); }
+      Buffer<std::byte> b(200, device());
+      EXPECT_EQ(inner.added_peak(), 1000u);  // beyond the 300 held when it began
+    }
+    EXPECT_EQ(outer.added_peak(), 1300u);  // the inner stage's peak counts in the outer one
+  }
+  EXPECT_EQ(memory::stats(device()).peak, held + 4000);  // unchanged by the scopes
+  {
+    const memory::PeakScope scope(device());
+    { Buffer<std::byte> big(5000, device()); }
+  }
+  EXPECT_EQ(memory::stats(device()).peak, held + 5000);  // a larger peak within a scope is kept
 }
 
 TG_BACKEND_TESTS(BufferOn);

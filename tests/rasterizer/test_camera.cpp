@@ -37,6 +37,32 @@ TEST(Camera, LookAtPutsTheTargetAtThePrincipalPoint) {
   EXPECT_NO_THROW(validate(cam));
 }
 
+TEST(Camera, ResizedCameraKeepsTheViewAndScalesPixels) {
+  const float c2w[16] = {1, 0, 0, 0.5f, 0, 1, 0, -0.2f, 0, 0, 1, 4, 0, 0, 0, 1};
+  const Camera cam = Camera::from_camera_to_world_opengl(c2w, 1424.0f, 1238.0f, 960.0f, 540.0f, 1920, 1080);
+  const Camera big = resized_camera(cam, 3840, 2160), small = resized_camera(cam, 1280, 720);
+  EXPECT_EQ(big.width, 3840);
+  EXPECT_EQ(small.height, 720);
+  auto pixel = [](const Camera& c, const Vec3<float>& w) {
+    const Vec3<float> p = c.rotation * w + c.translation;
+    return std::pair<float, float>{c.fx * p[0] / p[2] + c.cx, c.fy * p[1] / p[2] + c.cy};
+  };
+  for (const Vec3<float>& w : {Vec3<float>{{0.3f, 0.1f, -1}}, Vec3<float>{{-1.2f, 0.7f, -3}}}) {
+    const auto [u, v] = pixel(cam, w);
+    const auto [ub, vb] = pixel(big, w);
+    const auto [us, vs] = pixel(small, w);
+    EXPECT_NEAR(ub, 2 * u, 1e-3f);
+    EXPECT_NEAR(vb, 2 * v, 1e-3f);
+    EXPECT_NEAR(us, u * 2 / 3, 1e-3f);
+    EXPECT_NEAR(vs, v * 2 / 3, 1e-3f);
+  }
+  EXPECT_NO_THROW(validate(big));
+  Camera guarded = cam;
+  guarded.guard_half_width = 1000.0f;
+  EXPECT_FLOAT_EQ(resized_camera(guarded, 3840, 1080).guard_half_width, 2000.0f);
+  EXPECT_THROW(resized_camera(cam, 0, 720), InvalidArgument);
+}
+
 TEST(Camera, ValidationNamesTheProblem) {
   Camera c;
   c.width = 10;

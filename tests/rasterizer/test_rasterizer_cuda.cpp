@@ -1,6 +1,6 @@
 // CUDA rasterizer against the CPU reference: images, gradients (every accumulation mode), the tile bands and
-// strips, bitwise determinism of Owned at scale, degenerate scenes, buffers of the wrong device. (What every
-// backend does is test_render.cpp's, run here on CUDA.)
+// strips, bitwise determinism of Owned at scale, degenerate scenes, buffers of the wrong device, the thrust
+// binning's bits, out of memory. (What every backend does is test_render.cpp's, run here on CUDA.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -40,6 +40,25 @@ RasterSettings continuous_settings() {
   RasterSettings s;
   s.thresholds.min_alpha = 0.0f;
   s.thresholds.min_transmittance = 0.0f;
+  return s;
+}
+
+// 96 opaque-ish splats of distinct colours stacked at three exactly equal depths, overlapping across several
+// tiles of a 96x64 image: the composite depends on how ties in depth are ordered.
+test::HostScene<float> equal_depths_scene() {
+  test::HostScene<float> s;
+  s.count = 96;
+  s.sh_degree = 0;
+  std::mt19937_64 rng(21);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (std::size_t i = 0; i < s.count; ++i) {
+    const float z = 3.0f + float(i % 3);
+    s.means.insert(s.means.end(), {0.15f * u(rng) * z, 0.1f * u(rng) * z, z});
+    for (int a = 0; a < 3; ++a) s.log_scales.push_back(std::log(0.05f * z));
+    s.quats.insert(s.quats.end(), {1.0f, 0.0f, 0.0f, 0.0f});
+    s.opacity_logits.push_back(1.5f);
+    for (int c = 0; c < 3; ++c) s.sh.push_back(1.5f + 1.5f * u(rng));
+  }
   return s;
 }
 
@@ -256,19 +275,7 @@ TEST(RasterizerCuda, EqualDepthsCompositeInIndexOrder) {
   // Opaque-ish splats of distinct colours stacked at three exactly equal depths, overlapping across several
   // tiles: the composite depends on how ties are ordered. The reference sorts by (tile, depth, index); the
   // CUDA binning (a depth sort of the Gaussians, then a tile sort of their instances) must give the same order.
-  test::HostScene<float> s;
-  s.count = 96;
-  s.sh_degree = 0;
-  std::mt19937_64 rng(21);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  for (std::size_t i = 0; i < s.count; ++i) {
-    const float z = 3.0f + float(i % 3);
-    s.means.insert(s.means.end(), {0.15f * u(rng) * z, 0.1f * u(rng) * z, z});
-    for (int a = 0; a < 3; ++a) s.log_scales.push_back(std::log(0.05f * z));
-    s.quats.insert(s.quats.end(), {1.0f, 0.0f, 0.0f, 0.0f});
-    s.opacity_logits.push_back(1.5f);
-    for (int c = 0; c < 3; ++c) s.sh.push_back(1.5f + 1.5f * u(rng));
-  }
+  const test::HostScene<float> s = equal_depths_scene();
   Gaussians g_gpu = test::to_gaussians(s, Device::Cuda), g_cpu = test::to_gaussians(s, Device::Cpu);
   const Camera cam = test::test_camera(96, 64);
   const RasterSettings settings = continuous_settings();
@@ -334,4 +341,72 @@ TEST(RasterizerCuda, PortableMathGivesTheCpuBits) {
         EXPECT_TRUE(test::bitwise_equal(y->to_vector(), x->to_vector())) << to_string(mode) << " " << name;
     }
   }
+}
+
+// The original 3DGS binning (one thrust sort of 8-byte tile | depth keys) orders the instances as the default
+// two-pass CUB binning does, ties in depth included: the same image and Owned gradients, bit for bit. Its
+// temporaries go through tilegrad's allocator, so the binning stage's measured peak holds thrust's double
+// buffers (12 more bytes per instance) on top of the keys and values.
+TEST(RasterizerCuda, ThrustBinningGivesTheCubBits) {
+  TG_REQUIRE_CUDA();
+  struct Case {
+    test::HostScene<float> scene;
+    Camera camera;
+  };
+  const Case cases[] = {{test::dense_scene(test::scaled(50000), 3, 320, 91), test::test_camera(320, 240)},
+                        {equal_depths_scene(), test::test_camera(96, 64)}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << c.scene.count << " Gaussians, " << c.camera.width << "x" << c.camera.height);
+    const Gaussians g = test::to_gaussians(c.scene, Device::Cuda);
+    const auto dl = Buffer<float>::from(
+        test::random_floats(std::size_t(c.camera.width) * c.camera.height * 3, 13), Device::Cuda);
+    Rasterizer r(Device::Cuda);
+    r.set_timing(true);
+    RasterSettings cub_settings, thrust_settings;
+    thrust_settings.binning = Binning::ThrustKeys;
+    const auto f_cub = r.forward(g.view(), c.camera, cub_settings);
+    const auto f_thrust = r.forward(g.view(), c.camera, thrust_settings);
+    const std::size_t thrust_sort_peak = r.last_times().sort_peak_bytes;
+    ASSERT_EQ(f_thrust.instances(), f_cub.instances());
+    ASSERT_GT(f_cub.instances(), 2 * c.scene.count);
+    EXPECT_GE(thrust_sort_peak, 24 * f_thrust.instances());
+    EXPECT_TRUE(test::bitwise_equal(f_thrust.image.to_vector(), f_cub.image.to_vector()));
+    EXPECT_TRUE(test::bitwise_equal(f_thrust.alpha.to_vector(), f_cub.alpha.to_vector()));
+    BackwardSettings owned{Accumulation::Owned};
+    owned.absolute_mean2d = true;
+    const auto g_cub = r.backward(f_cub, g.view(), dl.view(), {}, {}, owned);
+    const auto g_thrust = r.backward(f_thrust, g.view(), dl.view(), {}, {}, owned);
+    for (const auto& [name, a, b] :
+         {std::tuple{"means", &g_thrust.means, &g_cub.means}, std::tuple{"log_scales", &g_thrust.log_scales, &g_cub.log_scales},
+          std::tuple{"quats", &g_thrust.quats, &g_cub.quats},
+          std::tuple{"opacity_logits", &g_thrust.opacity_logits, &g_cub.opacity_logits},
+          std::tuple{"sh", &g_thrust.sh, &g_cub.sh}, std::tuple{"mean2d", &g_thrust.mean2d, &g_cub.mean2d},
+          std::tuple{"mean2d_abs", &g_thrust.mean2d_abs, &g_cub.mean2d_abs}})
+      EXPECT_TRUE(test::bitwise_equal(a->to_vector(), b->to_vector())) << name;
+  }
+}
+
+// An image the GPU cannot hold (2e10 pixels: the RGB image alone is 240 GB) is an OutOfMemory that names the
+// forward's stage and the bytes it asked for, not a crash; nothing leaks, and the device renders on.
+TEST(RasterizerCuda, AnImageTooLargeForTheGpuIsAnOutOfMemoryNamingItsStage) {
+  TG_REQUIRE_CUDA();
+  const Gaussians g = test::to_gaussians(test::dense_scene(1000, 0, 128, 5), Device::Cuda);
+  Camera huge = test::test_camera(128, 96);  // the scene stays in the top-left 128x96 pixels: few instances
+  huge.width = 200000;
+  huge.height = 100000;
+  const std::size_t held = memory::stats(Device::Cuda).current;
+  {
+    Rasterizer r(Device::Cuda);
+    try {
+      (void)r.forward(g.view(), huge);
+      FAIL() << "rendered 2e10 pixels";
+    } catch (const OutOfMemory& e) {
+      EXPECT_EQ(e.stage().rfind("rasterizer forward", 0), 0u) << e.stage();
+      EXPECT_GE(e.bytes(), std::size_t(1) << 30);
+      EXPECT_NE(std::string(e.what()).find(e.stage()), std::string::npos) << e.what();
+    }
+    const auto small = r.forward(g.view(), test::test_camera(128, 96));
+    EXPECT_EQ(small.image.size(), std::size_t(128) * 96 * 3);
+  }
+  EXPECT_EQ(memory::stats(Device::Cuda).current, held);
 }

@@ -55,9 +55,19 @@ std::vector<float> all_gradients(const raster::Gradients& g) {
 
 }  // namespace
 
-std::string outputs_file(const std::string& dump_dir, const std::string& workload) {
+const char* binning_name(raster::Binning binning) {
+  return binning == raster::Binning::ThrustKeys ? "thrust" : "cub";
+}
+
+raster::Binning parse_binning(const std::string& name) {
+  if (name == "cub") return raster::Binning::TwoPassCub;
+  if (name == "thrust") return raster::Binning::ThrustKeys;
+  throw InvalidArgument("unknown sort '" + name + "' (cub or thrust)");
+}
+
+std::string outputs_file(const std::string& dump_dir, const std::string& workload, const std::string& sort) {
   std::string name;
-  for (char c : workload) {
+  for (char c : sort == "cub" ? workload : workload + " " + sort + " sort") {
     if (std::isalnum(static_cast<unsigned char>(c))) name += char(std::tolower(static_cast<unsigned char>(c)));
     else if (!name.empty() && name.back() != '_') name += '_';
   }
@@ -71,6 +81,7 @@ RasterBenchResult run_raster_benchmark(const std::string& workload, const raster
   TG_CHECK_ARG(gaussians.device() == cfg.device, "benchmark: the Gaussians must be on the benchmark device");
   RasterBenchResult res;
   res.workload = workload;
+  res.sort = binning_name(cfg.settings.binning);
   res.gaussians = gaussians.count();
   res.width = camera.width;
   res.height = camera.height;
@@ -80,7 +91,10 @@ RasterBenchResult run_raster_benchmark(const std::string& workload, const raster
   const raster::GaussiansView view = gaussians.view();
   raster::Rasterizer r(cfg.device);
   const std::size_t pixels = std::size_t(camera.width) * camera.height;
-  auto dl = Buffer<float>::from(std::vector<float>(pixels * 3, 1.0f), cfg.device);  // loss = sum of RGB
+  const auto dl = [&] {  // loss = sum of RGB
+    const memory::StageScope stage("raster benchmark: dL/dimage");
+    return Buffer<float>::from(std::vector<float>(pixels * 3, 1.0f), cfg.device);
+  }();
 
   // Every backward of a mode runs with these settings (Owned with the configured record limit).
   auto settings_of = [&](Accumulation mode) {
@@ -115,11 +129,14 @@ RasterBenchResult run_raster_benchmark(const std::string& workload, const raster
   stages.erase(stages.begin(), stages.begin() + std::min<std::size_t>(cfg.warmup, stages.size()));
   res.forward_ms = fwd.median();
   res.forward_stages = median_stages(stages);
+  for (const StageTimes& t : stages) res.sort_peak_bytes = std::max(res.sort_peak_bytes, t.sort_peak_bytes);
   res.visible = out.visible_gaussians();
   res.instances = out.instances();
   if (log)
-    std::fprintf(log, "  %-28s %10zu Gaussians %10zu visible %11zu instances  forward %s ms\n", workload.c_str(),
-                 res.gaussians, res.visible, res.instances, format_ms(res.forward_ms).c_str());
+    std::fprintf(log, "  %-28s %10zu Gaussians %10zu visible %11zu instances  forward %s ms (%s sort %s ms, %s)\n",
+                 workload.c_str(), res.gaussians, res.visible, res.instances, format_ms(res.forward_ms).c_str(),
+                 res.sort.c_str(), format_ms(res.forward_stages.sort).c_str(),
+                 format_bytes(double(res.sort_peak_bytes)).c_str());
 
   const raster::Gradients owned = r.backward(out, view, dl.view(), {}, {}, settings_of(Accumulation::Owned));
   const std::vector<float> reference = flatten(owned);
@@ -133,7 +150,7 @@ RasterBenchResult run_raster_benchmark(const std::string& workload, const raster
     if (!cfg.dump_dir.empty()) {
       std::vector<float> both = image;
       both.insert(both.end(), grads.begin(), grads.end());
-      write_file_bytes(outputs_file(cfg.dump_dir, workload), both.data(), both.size() * sizeof(float));
+      write_file_bytes(outputs_file(cfg.dump_dir, workload, res.sort), both.data(), both.size() * sizeof(float));
     }
   }
   for (Accumulation mode : cfg.modes) {
@@ -173,6 +190,25 @@ RasterBenchResult run_raster_benchmark(const std::string& workload, const raster
   return res;
 }
 
+RasterBenchResult out_of_memory_result(const std::string& workload, std::size_t gaussians,
+                                       const raster::Camera& camera, const RasterBenchConfig& cfg,
+                                       const OutOfMemory& error, std::FILE* log) {
+  RasterBenchResult res;
+  res.workload = workload;
+  res.sort = binning_name(cfg.settings.binning);
+  res.gaussians = gaussians;
+  res.width = camera.width;
+  res.height = camera.height;
+  res.oom_stage = error.stage().empty() ? "an unnamed stage" : error.stage();
+  res.oom_bytes = error.bytes();
+  char mib[32];
+  std::snprintf(mib, sizeof mib, "%.1f", double(error.bytes()) / double(1 << 20));
+  res.error = "out of memory at " + res.oom_stage + ": " + std::to_string(error.bytes()) + " bytes (" + mib + " MiB)";
+  if (log) std::fprintf(log, "  %-28s %s sort: %s\n    (%s)\n", workload.c_str(), res.sort.c_str(), res.error.c_str(),
+                        error.what());
+  return res;
+}
+
 nlohmann::json raster_results_to_json(const RasterBenchConfig& cfg, const std::vector<RasterBenchResult>& results) {
   nlohmann::json j;
   j["benchmark"] = "raster";
@@ -182,11 +218,22 @@ nlohmann::json raster_results_to_json(const RasterBenchConfig& cfg, const std::v
                  {"antialiased", cfg.settings.antialiased},
                  {"max_record_bytes", cfg.max_record_bytes}};
   for (const auto& r : results) {
-    nlohmann::json w = {{"workload", r.workload},       {"gaussians", r.gaussians},
+    if (!r.error.empty()) {
+      j["results"].push_back({{"workload", r.workload},
+                              {"sort", r.sort},
+                              {"gaussians", r.gaussians},
+                              {"width", r.width},
+                              {"height", r.height},
+                              {"error", r.error},
+                              {"out_of_memory", {{"stage", r.oom_stage}, {"bytes", r.oom_bytes}}}});
+      continue;
+    }
+    nlohmann::json w = {{"workload", r.workload},       {"sort", r.sort},           {"gaussians", r.gaussians},
                         {"visible", r.visible},         {"instances", r.instances},
                         {"width", r.width},             {"height", r.height},
                         {"forward_ms", r.forward_ms},   {"project_ms", r.forward_stages.project},
                         {"sort_ms", r.forward_stages.sort}, {"blend_ms", r.forward_stages.blend},
+                        {"sort_peak_bytes", r.sort_peak_bytes},
                         {"parameter_bytes", r.parameter_bytes}, {"peak_bytes_beyond_parameters", r.peak_bytes},
                         {"forward_peak_bytes_beyond_parameters", r.forward_peak_bytes},
                         {"image_digest", r.image_digest},       {"owned_gradients_digest", r.owned_digest}};
@@ -206,23 +253,30 @@ nlohmann::json raster_results_to_json(const RasterBenchConfig& cfg, const std::v
 
 std::string raster_results_to_markdown(const std::vector<RasterBenchResult>& results) {
   MarkdownTable f;
-  f.header = {"workload", "Gaussians", "visible", "instances", "project", "sort", "blend", "forward ms",
-              "forward peak", "fwd + owned bwd peak"};
+  f.header = {"workload", "size", "Gaussians", "visible", "instances", "project", "sort", "sort ms", "sort peak",
+              "blend", "forward ms", "forward peak", "fwd + owned bwd peak"};
   MarkdownTable b;
   b.header = {"workload", "mode", "backward ms", "blend-bwd", "reduce", "project-bwd", "atomic / mode",
               "vs owned (rel L2)", "deterministic"};
   for (const auto& r : results) {
-    f.rows.push_back({r.workload, std::to_string(r.gaussians), std::to_string(r.visible), std::to_string(r.instances),
-                      format_ms(r.forward_stages.project), format_ms(r.forward_stages.sort),
-                      format_ms(r.forward_stages.blend), format_ms(r.forward_ms), format_bytes(double(r.forward_peak_bytes)),
-                      format_bytes(double(r.peak_bytes))});
+    const std::string size = std::to_string(r.width) + "x" + std::to_string(r.height);
+    if (!r.error.empty()) {
+      f.rows.push_back({r.workload, size, std::to_string(r.gaussians), "-", "-", "-", r.sort, "-", "-", "-", r.error,
+                        "-", "-"});
+      continue;
+    }
+    f.rows.push_back({r.workload, size, std::to_string(r.gaussians), std::to_string(r.visible),
+                      std::to_string(r.instances), format_ms(r.forward_stages.project), r.sort,
+                      format_ms(r.forward_stages.sort), format_bytes(double(r.sort_peak_bytes)),
+                      format_ms(r.forward_stages.blend), format_ms(r.forward_ms),
+                      format_bytes(double(r.forward_peak_bytes)), format_bytes(double(r.peak_bytes))});
     double atomic = 0;
     for (const auto& m : r.modes)
       if (m.mode == Accumulation::Atomic) atomic = m.backward_ms;
     for (const auto& m : r.modes) {
       char rel[32];
       std::snprintf(rel, sizeof(rel), "%.1e", m.relative_l2);
-      b.rows.push_back({r.workload, to_string(m.mode), format_ms(m.backward_ms), format_ms(m.stages.blend_backward),
+      b.rows.push_back({r.workload + (r.sort == "cub" ? "" : " (" + r.sort + " sort)"), to_string(m.mode), format_ms(m.backward_ms), format_ms(m.stages.blend_backward),
                         format_ms(m.stages.reduce), format_ms(m.stages.project_backward),
                         atomic > 0 ? format_ratio(atomic / m.backward_ms) : "-", rel,
                         m.bitwise_repeatable ? "yes" : "no"});
@@ -236,8 +290,9 @@ void write_raster_chart(const std::string& path, const std::vector<RasterBenchRe
   chart.title = "3DGS backward per accumulation mode (median ms)";
   chart.segment_names = {"blend backward", "reduce", "projection backward"};
   for (const auto& r : results) {
+    if (!r.error.empty()) continue;
     Panel p;
-    p.title = r.workload + ": " + std::to_string(r.instances) + " instances, forward " + format_ms(r.forward_ms) + " ms";
+    p.title = r.workload + (r.sort == "cub" ? "" : " (" + r.sort + " sort)") + ": " + std::to_string(r.instances) + " instances, forward " + format_ms(r.forward_ms) + " ms";
     for (const auto& m : r.modes)
       p.bars.push_back({to_string(m.mode), {m.stages.blend_backward, m.stages.reduce, m.stages.project_backward}});
     chart.panels.push_back(p);

@@ -1,4 +1,6 @@
 // CUDA forward driver: project (project.cu) -> bin (bin.cu) -> blend (blend.cu), with stage timing.
+#include <optional>
+
 #include "cuda/bin.h"
 #include "cuda/blend.h"
 #include "cuda/common.cuh"
@@ -16,10 +18,16 @@ void forward(const GaussiansView& g, DeviceState& s, ForwardOutput& out, Workspa
   clock.mark();
 
   {
-    const memory::StageScope stage("rasterizer forward: binning (depth and tile sorts)");
+    const bool thrust_keys = s.settings.binning == Binning::ThrustKeys;
+    const memory::StageScope stage(thrust_keys ? "rasterizer forward: binning (thrust sort of tile | depth keys)"
+                                               : "rasterizer forward: binning (depth and tile sorts)");
+    std::optional<memory::PeakScope> peak;  // measured when timed (profiling) only
+    if (times) peak.emplace(Device::Cuda);
     number_instances(s, ws);
-    bin_instances(s);
+    if (thrust_keys) bin_instances_thrust(s);
+    else bin_instances(s);
     order_tiles(s, ws);  // after the binning's scratch is freed
+    if (times) times->sort_peak_bytes = peak->added_peak();
   }
   clock.mark();
   const memory::StageScope stage("rasterizer forward: blending (per-pixel outputs)");

@@ -1,8 +1,10 @@
 // Typed exceptions: errors the user caused (bad input, shapes, files, devices) vs broken invariants.
 #pragma once
+#include <cstddef>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace tilegrad {
 
@@ -36,6 +38,15 @@ class CudaError : public Error {
 class OutOfMemory : public Error {
  public:
   using Error::Error;
+  OutOfMemory(const std::string& what, std::string stage, std::size_t bytes)
+      : Error(what), m_stage(std::move(stage)), m_bytes(bytes) {}
+  // The stage that asked (empty outside every StageScope) and the bytes it asked for (0 when unknown).
+  const std::string& stage() const { return m_stage; }
+  std::size_t bytes() const { return m_bytes; }
+
+ private:
+  std::string m_stage;
+  std::size_t m_bytes = 0;
 };
 // A broken internal invariant: a bug in tilegrad, not in the caller's input.
 class InternalError : public Error {

@@ -36,4 +36,22 @@ struct Stats {
 Stats stats(Device device);
 void reset_peak(Device device);
 
+// The most bytes held on `device` during the scope's lifetime, for one stage of a computation. The device's peak
+// (stats) restarts from the bytes held at construction and, at destruction, becomes the larger of its value
+// before and the peak within, so scopes nest and the enclosing statistics are unchanged.
+class PeakScope {
+ public:
+  explicit PeakScope(Device device);
+  ~PeakScope();
+  PeakScope(const PeakScope&) = delete;
+  PeakScope& operator=(const PeakScope&) = delete;
+
+  // Bytes held at the peak within the scope beyond those held when it began.
+  std::size_t added_peak() const;
+
+ private:
+  Device m_device;
+  std::size_t m_start, m_previous_peak;
+};
+
 }  // namespace tilegrad::memory

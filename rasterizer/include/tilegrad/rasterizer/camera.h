@@ -37,6 +37,11 @@ struct Camera {
 // rounding of the projected centres (about 1e-7 of the principal point's magnitude, in pixels).
 Camera crop_camera(const Camera& camera, int x, int y, int width, int height);
 
+// The same view at another resolution: focal lengths, principal point and guard band scale by width / old width
+// horizontally and height / old height vertically, so every image-plane point moves with the image (a world point
+// at pixel p lands at p * scale). Sizes must be positive.
+Camera resized_camera(const Camera& camera, int width, int height);
+
 // Throws InvalidArgument for non-finite values, non-positive focal lengths, negative sizes, a non-rotation,
 // or near >= far. Zero-sized images are valid (they render nothing).
 void validate(const Camera& camera);

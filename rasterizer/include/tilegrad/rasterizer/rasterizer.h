@@ -38,6 +38,9 @@ struct Gradients {
 struct StageTimes {
   double project = 0, sort = 0, blend = 0;                            // forward
   double blend_backward = 0, reduce = 0, project_backward = 0;       // backward
+  // Bytes the forward's binning stage (instance numbering, sort, tile order) held at its peak beyond what was
+  // held before it (CUDA; its scratch and sort temporaries, thrust's included).
+  std::size_t sort_peak_bytes = 0;
 };
 
 class Rasterizer {

@@ -17,6 +17,18 @@ struct Thresholds {
   static Thresholds none() { return {0.0f, 1.0f, 0.0f, 10.0f}; }
 };
 
+// How the CUDA forward sorts the (Gaussian, tile) instances. Both give the same order (by tile, then depth, then
+// Gaussian index), so images and gradients have the same bits; they differ in time and memory only. The CPU
+// reference ignores it.
+enum class Binning {
+  // Default: a 4-byte depth sort of the visible Gaussians, then a stable sort of the instances by tile id alone
+  // (cuda/bin.cu).
+  TwoPassCub,
+  // The original 3DGS binning, kept for comparison (`tilegrad profile raster --sort thrust`): one 8-byte key
+  // tile << 32 | depth bits per instance, sorted by thrust over all instances (cuda/bin_thrust.cu).
+  ThrustKeys,
+};
+
 struct RasterSettings {
   float background[3] = {0.0f, 0.0f, 0.0f};
   int sh_degree = -1;          // active SH degree (<= stored degree); -1: all stored bands
@@ -26,6 +38,7 @@ struct RasterSettings {
   // forward keeps one float less per pixel (8.3 MB at 1920x1080).
   bool render_depth = false;
   Thresholds thresholds{};
+  Binning binning = Binning::TwoPassCub;  // CUDA instance sort (see Binning); the profiler compares the two
 };
 
 struct BackwardSettings {
