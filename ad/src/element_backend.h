@@ -29,32 +29,28 @@ struct BlockOwners {
   const std::uint32_t* row_offsets; // [V + 1] blocks per vertex row
 };
 
-#define TG_ELEMENT_BACKEND(suffix)                                                                              \
-  template <class T>                                                                                          \
-  void map_##suffix(blas_math::MapOp op, std::size_t n, double alpha, const T* x, const T* y,                 \
-                    const std::uint8_t* mask, T* out);                                                        \
-  /* Partial results of the fixed partition (blas_math::parts_for(n) of them) into partials. */               \
-  template <class T>                                                                                          \
-  void reduce_##suffix(blas_math::ReduceOp op, std::size_t n, const T* a, const T* b, double* partials);      \
-  template <class T>                                                                                          \
-  void csr_multiply_##suffix(std::size_t rows, const std::uint32_t* row_offsets, const std::uint32_t* columns, \
-                             const T* values, const T* x, T* y);                                              \
-  template <class T>                                                                                          \
-  void csr_diagonal_##suffix(std::size_t rows, const std::uint32_t* diagonal, const T* values, T* d);         \
-  template <class T>                                                                                          \
-  void csr_mask_##suffix(std::size_t rows, const std::uint32_t* row_offsets, const std::uint32_t* columns,    \
-                         const std::uint8_t* fixed, T* values);                                               \
-  template <class T>                                                                                          \
-  void gather_vertices_##suffix(int dim, const GatherMap& map, const T* records, T* out);                     \
-  /* Owner o writes block blocks.owner[o] and its transpose blocks.transposed[o]. */                           \
-  template <class T>                                                                                          \
-  void gather_blocks_##suffix(int dim, const GatherMap& map, const BlockOwners& blocks, const T* records,      \
-                              T* values);
+// The functions of one backend (suffix cpu or cuda), written once for their declarations here and for each
+// backend's explicit instantiations: HEAD is `template <class T>` and TARGS empty to declare them,
+// HEAD `template` and TARGS `<float>` (T float) to instantiate them.
+#define TG_ELEMENT_BACKEND_FUNCTIONS(HEAD, suffix, T, TARGS)                                                    \
+  HEAD void map_##suffix TARGS(blas_math::MapOp op, std::size_t n, double alpha, const T* x, const T* y,         \
+                               const std::uint8_t* mask, T* out);                                              \
+  /* Partial results of the fixed partition (blas_math::parts_for(n) of them) into partials. */                 \
+  HEAD void reduce_##suffix TARGS(blas_math::ReduceOp op, std::size_t n, const T* a, const T* b,                \
+                                  double* partials);                                                          \
+  HEAD void csr_multiply_##suffix TARGS(std::size_t rows, const std::uint32_t* row_offsets,                      \
+                                        const std::uint32_t* columns, const T* values, const T* x, T* y);     \
+  HEAD void csr_diagonal_##suffix TARGS(std::size_t rows, const std::uint32_t* diagonal, const T* values, T* d); \
+  HEAD void csr_mask_##suffix TARGS(std::size_t rows, const std::uint32_t* row_offsets,                          \
+                                    const std::uint32_t* columns, const std::uint8_t* fixed, T* values);      \
+  HEAD void gather_vertices_##suffix TARGS(int dim, const GatherMap& map, const T* records, T* out);             \
+  /* Owner o writes block blocks.owner[o] and its transpose blocks.transposed[o]. */                             \
+  HEAD void gather_blocks_##suffix TARGS(int dim, const GatherMap& map, const BlockOwners& blocks,               \
+                                         const T* records, T* values);
 
-TG_ELEMENT_BACKEND(cpu)
+TG_ELEMENT_BACKEND_FUNCTIONS(template <class T>, cpu, T, )
 #if TILEGRAD_WITH_CUDA
-TG_ELEMENT_BACKEND(cuda)
+TG_ELEMENT_BACKEND_FUNCTIONS(template <class T>, cuda, T, )
 #endif
-#undef TG_ELEMENT_BACKEND
 
 }  // namespace tilegrad::element_backend

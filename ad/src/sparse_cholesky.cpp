@@ -67,16 +67,6 @@ struct SparseCholesky<T>::Impl {
 };
 
 template <class T>
-bool SparseCholesky<T>::available() {
-  return true;
-}
-
-template <class T>
-SparseCholesky<T>::SparseCholesky() : m_impl(std::make_unique<Impl>()) {}
-template <class T>
-SparseCholesky<T>::~SparseCholesky() = default;
-
-template <class T>
 bool SparseCholesky<T>::factor(const CsrMatrix<T>& a, double shift) {
   Impl& m = *m_impl;
   TG_CHECK_ARG(a.rows == a.cols, "SparseCholesky: the matrix is not square (", a.rows, " x ", a.cols, ")");
@@ -166,14 +156,6 @@ struct SparseCholesky<T>::Impl {
 };
 
 template <class T>
-bool SparseCholesky<T>::available() {
-  return false;
-}
-template <class T>
-SparseCholesky<T>::SparseCholesky() : m_impl(std::make_unique<Impl>()) {}
-template <class T>
-SparseCholesky<T>::~SparseCholesky() = default;
-template <class T>
 bool SparseCholesky<T>::factor(const CsrMatrix<T>&, double) {
   throw Unsupported("SparseCholesky: this build has no CHOLMOD (install libsuitesparse-dev: scripts/setup, and "
                     "reconfigure)");
@@ -184,6 +166,19 @@ void SparseCholesky<T>::solve(View<const T>, View<T>) {
 }
 
 #endif
+
+template <class T>
+bool SparseCholesky<T>::available() {
+#if TILEGRAD_WITH_CHOLMOD
+  return true;
+#else
+  return false;
+#endif
+}
+template <class T>
+SparseCholesky<T>::SparseCholesky() : m_impl(std::make_unique<Impl>()) {}
+template <class T>
+SparseCholesky<T>::~SparseCholesky() = default;
 
 template <class T>
 const CholeskyStats& SparseCholesky<T>::stats() const {

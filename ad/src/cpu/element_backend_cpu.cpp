@@ -105,16 +105,7 @@ void gather_blocks_cpu(int dim, const GatherMap& map, const BlockOwners& blocks,
   }
 }
 
-#define TG_INSTANTIATE(T)                                                                                        \
-  template void map_cpu<T>(blas_math::MapOp, std::size_t, double, const T*, const T*, const std::uint8_t*, T*); \
-  template void reduce_cpu<T>(blas_math::ReduceOp, std::size_t, const T*, const T*, double*);                  \
-  template void csr_multiply_cpu<T>(std::size_t, const std::uint32_t*, const std::uint32_t*, const T*, const T*, \
-                                    T*);                                                                       \
-  template void csr_diagonal_cpu<T>(std::size_t, const std::uint32_t*, const T*, T*);                          \
-  template void csr_mask_cpu<T>(std::size_t, const std::uint32_t*, const std::uint32_t*, const std::uint8_t*,   \
-                                T*);                                                                           \
-  template void gather_vertices_cpu<T>(int, const GatherMap&, const T*, T*);                                   \
-  template void gather_blocks_cpu<T>(int, const GatherMap&, const BlockOwners&, const T*, T*);
+#define TG_INSTANTIATE(T) TG_ELEMENT_BACKEND_FUNCTIONS(template, cpu, T, <T>)
 TG_INSTANTIATE(float)
 TG_INSTANTIATE(double)
 #undef TG_INSTANTIATE

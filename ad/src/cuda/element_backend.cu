@@ -137,16 +137,7 @@ void gather_blocks_cuda(int dim, const GatherMap& map, const BlockOwners& blocks
   }
 }
 
-#define TG_INSTANTIATE(T)                                                                                         \
-  template void map_cuda<T>(blas_math::MapOp, std::size_t, double, const T*, const T*, const std::uint8_t*, T*); \
-  template void reduce_cuda<T>(blas_math::ReduceOp, std::size_t, const T*, const T*, double*);                  \
-  template void csr_multiply_cuda<T>(std::size_t, const std::uint32_t*, const std::uint32_t*, const T*,         \
-                                     const T*, T*);                                                             \
-  template void csr_diagonal_cuda<T>(std::size_t, const std::uint32_t*, const T*, T*);                          \
-  template void csr_mask_cuda<T>(std::size_t, const std::uint32_t*, const std::uint32_t*, const std::uint8_t*,   \
-                                 T*);                                                                           \
-  template void gather_vertices_cuda<T>(int, const GatherMap&, const T*, T*);                                   \
-  template void gather_blocks_cuda<T>(int, const GatherMap&, const BlockOwners&, const T*, T*);
+#define TG_INSTANTIATE(T) TG_ELEMENT_BACKEND_FUNCTIONS(template, cuda, T, <T>)
 TG_INSTANTIATE(float)
 TG_INSTANTIATE(double)
 #undef TG_INSTANTIATE

@@ -15,6 +15,7 @@
 
 #include "cuda/bin.h"
 #include "cuda/common.cuh"
+#include "cuda/tile_ranges.cuh"
 #include "cuda/workspace_slots.h"
 #include "tilegrad/core/cuda/radix_bits.h"
 #include "tilegrad/core/cuda/run_cub.h"
@@ -56,18 +57,6 @@ __global__ void emit_kernel(std::size_t count, const U32* order, const U32* firs
     }
 }
 
-// tile_start[t] = first sorted instance whose tile is >= t, for t in [0, tiles].
-__global__ void tile_start_kernel(const U32* sorted_tiles, std::size_t count, int tiles, U32* tile_start) {
-  const std::size_t t = global_thread();
-  if (t > std::size_t(tiles)) return;
-  std::size_t lo = 0, hi = count;
-  while (lo < hi) {
-    const std::size_t mid = (lo + hi) / 2;
-    if (sorted_tiles[mid] < t) lo = mid + 1; else hi = mid;
-  }
-  tile_start[t] = static_cast<U32>(lo);
-}
-
 // Each tile's instance count as its key, its id as the value.
 __global__ void tile_count_kernel(const U32* tile_start, int tiles, U32* counts, U32* ids) {
   const std::size_t t = global_thread();
@@ -91,13 +80,8 @@ Buffer<U32> depth_order(const DeviceState& s) {
 }  // namespace
 
 void bin_instances(DeviceState& s) {
+  if (!start_binning(s)) return;
   const std::size_t tiles = std::size_t(s.grid().count());
-  s.tile_start = Buffer<U32>(tiles + 1, Device::Cuda);
-  if (s.instances == 0) {
-    s.sorted_visible = Buffer<U32>(0, Device::Cuda);
-    TG_CUDA_CHECK(cudaMemsetAsync(s.tile_start.data(), 0, sizeof(U32) * (tiles + 1)));
-    return;
-  }
   const Buffer<U32> order = depth_order(s);
   Buffer<U32> first(s.visible, Device::Cuda);
   const auto counts_in_order = thrust::make_transform_iterator(order.data(), SlotCount{s.offsets.data()});
@@ -113,7 +97,7 @@ void bin_instances(DeviceState& s) {
   run_cub([&](void* temp, std::size_t& bytes) {
     return cub::DeviceRadixSort::SortPairs(temp, bytes, k, v, static_cast<int>(s.instances), 0, end_bit);
   });
-  cuda::launch(tile_start_kernel, tiles + 1, kBlock, 0, k.Current(), s.instances, int(tiles), s.tile_start.data());
+  cuda::launch(tile_start_kernel<U32>, tiles + 1, kBlock, 0, k.Current(), s.instances, int(tiles), s.tile_start.data());
   s.sorted_visible = std::move(values[v.selector]);
 }
 

@@ -1,17 +1,18 @@
 // The original 3DGS binning (RasterSettings::binning = Binning::ThrustKeys), kept to measure the default two-pass
-// CUB binning against (tilegrad profile raster --sort thrust): every instance gets the 8-byte key
-// tile << 32 | depth bits (instance_key, the CPU reference's key) in the Gaussian-major instance list (visible
-// Gaussian v writes its tiles in row-major order from its slot s.offsets[v]), with v as the value, and one thrust sort by
-// key orders them all (thrust::stable_sort_by_key: for 8-byte integer keys the same radix sort that
-// thrust::sort_by_key runs, with the order of equal keys guaranteed). The sort is stable, so equal keys (same tile, same depth bits) keep the
-// list's order, ascending v, which orders like the Gaussian index: the order of bin_instances, and of the CPU
-// reference, bit for bit. Thrust's temporaries come from memory::allocate (thrust_policy.h): they count in the
-// memory statistics and run out of memory with the stage's name.
+// CUB binning against (tilegrad profile raster --sort thrust): every instance gets the 8-byte key tile << 32 |
+// depth bits (instance_key, the CPU reference's key) in the Gaussian-major instance list (visible Gaussian v writes
+// its tiles in row-major order from its slot s.offsets[v]), with v as the value, and one thrust sort by key orders
+// them all (thrust::stable_sort_by_key: for 8-byte integer keys the same radix sort that thrust::sort_by_key runs,
+// with the order of equal keys guaranteed). Equal keys (same tile, same depth bits) keep the list's order,
+// ascending v, which orders like the Gaussian index: the order of bin_instances, and of the CPU reference, bit for
+// bit. Thrust's temporaries come from memory::allocate (thrust_policy.h): they count in the memory statistics and
+// run out of memory with the stage's name.
 #include <thrust/device_ptr.h>
 #include <thrust/sort.h>
 
 #include "cuda/bin.h"
 #include "cuda/common.cuh"
+#include "cuda/tile_ranges.cuh"
 #include "tilegrad/core/cuda/thrust_policy.h"
 
 namespace tilegrad::raster::cuda_backend {
@@ -35,28 +36,11 @@ __global__ void emit_keys_kernel(std::size_t count, const U32* offsets, const fl
     }
 }
 
-// tile_start[t] = first sorted instance whose tile (the key's high word) is >= t, for t in [0, tiles].
-__global__ void key_tile_start_kernel(const U64* sorted_keys, std::size_t count, int tiles, U32* tile_start) {
-  const std::size_t t = global_thread();
-  if (t > std::size_t(tiles)) return;
-  std::size_t lo = 0, hi = count;
-  while (lo < hi) {
-    const std::size_t mid = (lo + hi) / 2;
-    if ((sorted_keys[mid] >> 32) < t) lo = mid + 1; else hi = mid;
-  }
-  tile_start[t] = static_cast<U32>(lo);
-}
-
 }  // namespace
 
 void bin_instances_thrust(DeviceState& s) {
+  if (!start_binning(s)) return;
   const std::size_t tiles = std::size_t(s.grid().count());
-  s.tile_start = Buffer<U32>(tiles + 1, Device::Cuda);
-  if (s.instances == 0) {
-    s.sorted_visible = Buffer<U32>(0, Device::Cuda);
-    TG_CUDA_CHECK(cudaMemsetAsync(s.tile_start.data(), 0, sizeof(U32) * (tiles + 1)));
-    return;
-  }
   Buffer<U64> keys(s.instances, Device::Cuda);
   Buffer<U32> values(s.instances, Device::Cuda);
   cuda::launch(emit_keys_kernel, s.visible, kBlock, 0, s.visible, s.offsets.data(), s.projected.data(), s.grid(),
@@ -65,7 +49,7 @@ void bin_instances_thrust(DeviceState& s) {
   const thrust::device_ptr<U64> k(keys.data());
   thrust::stable_sort_by_key(cuda::tracked_thrust_policy(allocator), k, k + s.instances,
                              thrust::device_ptr<U32>(values.data()));
-  cuda::launch(key_tile_start_kernel, tiles + 1, kBlock, 0, keys.data(), s.instances, int(tiles),
+  cuda::launch(tile_start_kernel<U64>, tiles + 1, kBlock, 0, keys.data(), s.instances, int(tiles),
                s.tile_start.data());
   s.sorted_visible = std::move(values);
 }
