@@ -52,6 +52,9 @@ bool reject_unknown_command(const CLI::App& app, int argc, char** argv) {
 }  // namespace tilegrad::cli
 
 int main(int argc, char** argv) {
+  // Progress lines reach a file or a pipe as they are printed (a run stopped by a time limit keeps what it did),
+  // not at exit, as a fully buffered stdout would.
+  std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   CLI::App app{"tilegrad " TILEGRAD_VERSION
                ": differentiable 3D Gaussian splatting with lock-free, deterministic GPU backward passes"};
   app.require_subcommand(1);
