@@ -12,6 +12,11 @@ and dL/dimage.
     torch.autograd.backward(colors, dL/dcolors), timed the same way (wall clock, synchronised per iteration).
 Both use the Owned accumulation and the same settings. Reports the median milliseconds of each over all iterations
 and cameras, and overhead = (b - a) / a (target < 10%).
+
+--trace DIR also records a few Python iterations with torch.profiler (CUDA activity through CUPTI: every kernel,
+the library's included) into DIR/overhead_trace.json (chrome://tracing, Perfetto) and prints the time per kernel
+and the device's idle time per iteration, which separates the binding's extra kernels from host time the device
+waits for.
 """
 import argparse
 import json
@@ -35,6 +40,7 @@ def main():
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--out", help="JSON file for the results")
+    p.add_argument("--trace", help="folder for a torch.profiler trace of a few Python iterations (see above)")
     a = p.parse_args()
     device = torch.device(a.device)
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
@@ -77,12 +83,50 @@ def main():
         "cpp_ms_median": statistics.median(cpp), "python_ms_median": statistics.median(python),
         "cpp_ms_mean": statistics.fmean(cpp), "python_ms_mean": statistics.fmean(python),
     }
+    if a.trace:
+        result["trace"] = trace(a.trace, leaves, split, width, height, ply["sh_degree"], background, v_colors, device,
+                                sync)
     result["overhead_ms"] = result["python_ms_median"] - result["cpp_ms_median"]
     result["overhead_percent"] = 100.0 * result["overhead_ms"] / result["cpp_ms_median"]
     print(json.dumps(result, indent=2))
     if a.out:
         with open(a.out, "w") as f:
             json.dump(result, f, indent=2)
+
+
+def trace(folder, leaves, split, width, height, sh_degree, background, v_colors, device, sync, iterations=20):
+    """A torch.profiler trace of `iterations` Python iterations on the first test camera; returns its summary."""
+    import os
+    from torch.profiler import ProfilerActivity, profile
+
+    os.makedirs(folder, exist_ok=True)
+    viewmat, k = torch.from_numpy(split.viewmats[:1]), torch.from_numpy(split.Ks[:1])
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
+    with profile(activities=activities) as prof:
+        for _ in range(iterations):
+            colors, _, _ = tgt.rasterization(leaves["means"], leaves["quats"], leaves["scales"], leaves["opacities"],
+                                             leaves["colors"], viewmat, k, width, height, sh_degree=sh_degree,
+                                             backgrounds=background)
+            torch.autograd.backward(colors, v_colors)
+            sync()
+            for v in leaves.values():
+                v.grad = None
+    path = os.path.join(folder, "overhead_trace.json")
+    prof.export_chrome_trace(path)
+    kernels = [e for e in prof.events() if e.device_type.name == "CUDA"]
+    per_kernel = {}
+    for e in kernels:
+        per_kernel.setdefault(e.name, []).append(e.time_range.elapsed_us())
+    busy = sum(sum(v) for v in per_kernel.values())
+    span = (max(e.time_range.end for e in kernels) - min(e.time_range.start for e in kernels)) if kernels else 0
+    summary = {"trace": path, "iterations": iterations,
+               "kernels_per_iteration": len(kernels) / iterations,
+               "device_busy_us_per_iteration": busy / iterations,
+               "device_span_us_per_iteration": span / iterations,
+               "kernel_us_per_iteration": {name: sum(v) / iterations
+                                           for name, v in sorted(per_kernel.items(), key=lambda kv: -sum(kv[1]))}}
+    print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=15))
+    return summary
 
 
 if __name__ == "__main__":
