@@ -84,8 +84,11 @@ def main():
         "cpp_ms_mean": statistics.fmean(cpp), "python_ms_mean": statistics.fmean(python),
     }
     if a.trace:
-        result["trace"] = trace(a.trace, leaves, split, width, height, ply["sh_degree"], background, v_colors, device,
-                                sync)
+        try:  # a profiler that fails must not lose the measurement above
+            result["trace"] = trace(a.trace, leaves, split, width, height, ply["sh_degree"], background, v_colors,
+                                    device, sync)
+        except Exception as e:  # noqa: BLE001 (reported in the results)
+            result["trace"] = {"error": f"{type(e).__name__}: {e}"}
     result["overhead_ms"] = result["python_ms_median"] - result["cpp_ms_median"]
     result["overhead_percent"] = 100.0 * result["overhead_ms"] / result["cpp_ms_median"]
     print(json.dumps(result, indent=2))
