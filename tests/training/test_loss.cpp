@@ -126,6 +126,21 @@ double reference_masked_loss(const Pair& p, const std::vector<double>& x, const 
   return (1 - lambda) * l1 / counted + lambda * (1 - ssim / counted);
 }
 
+// The public API's view of the pair, with the image as float32 (xf) and an optional valid-pixel mask.
+ImagePair image_pair(const Pair& p, const std::vector<float>& xf, const std::vector<std::uint8_t>* valid = nullptr) {
+  ImagePair pair;
+  pair.width = p.w;
+  pair.height = p.h;
+  pair.image = View<const float>(xf.data(), xf.size(), Device::Cpu);
+  pair.target = View<const std::uint8_t>(p.target.data(), p.target.size(), Device::Cpu);
+  for (int c = 0; c < 3; ++c) pair.background[c] = float(p.background[c]);
+  if (valid) {
+    pair.valid = View<const std::uint8_t>(valid->data(), valid->size(), Device::Cpu);
+    pair.valid_pixels = std::size_t(std::count(valid->begin(), valid->end(), 1));
+  }
+  return pair;
+}
+
 }  // namespace
 
 TEST(Loss, ValuesMatchTheDirectFloat64Reference) {
@@ -206,12 +221,7 @@ TEST(Loss, PublicApiMatchesTheReferenceAndClampsForMetrics) {
   const Pair p = random_pair(23, 19, 6);
   const std::vector<float> xf(p.image.begin(), p.image.end());
   ImageLoss loss(Device::Cpu, 0.2f);
-  ImagePair pair;
-  pair.width = p.w;
-  pair.height = p.h;
-  pair.image = View<const float>(xf.data(), xf.size(), Device::Cpu);
-  pair.target = View<const std::uint8_t>(p.target.data(), p.target.size(), Device::Cpu);
-  for (int c = 0; c < 3; ++c) pair.background[c] = float(p.background[c]);
+  const ImagePair pair = image_pair(p, xf);
   std::vector<float> grad(xf.size()), values(4);
   loss.backward(pair, View<float>(grad.data(), grad.size(), Device::Cpu), View<float>(values.data(), 4, Device::Cpu));
   float ref_values[4];
@@ -285,14 +295,7 @@ TEST(Loss, MaskedPixelsAreIgnoredByValueAndGradient) {
   // The public API with a mask: the same bits as the reference passes; metrics over the valid pixels.
   const std::vector<float> xf(p.image.begin(), p.image.end());
   ImageLoss loss(Device::Cpu, 0.2f);
-  ImagePair pair;
-  pair.width = p.w;
-  pair.height = p.h;
-  pair.image = View<const float>(xf.data(), xf.size(), Device::Cpu);
-  pair.target = View<const std::uint8_t>(p.target.data(), p.target.size(), Device::Cpu);
-  for (int c = 0; c < 3; ++c) pair.background[c] = float(p.background[c]);
-  pair.valid = View<const std::uint8_t>(valid.data(), valid.size(), Device::Cpu);
-  pair.valid_pixels = std::size_t(std::count(valid.begin(), valid.end(), 1));
+  ImagePair pair = image_pair(p, xf, &valid);
   std::vector<float> api_grad(xf.size()), api_values(4);
   loss.backward(pair, View<float>(api_grad.data(), api_grad.size(), Device::Cpu),
                 View<float>(api_values.data(), 4, Device::Cpu));
