@@ -21,11 +21,7 @@ using training::Trainer;
 
 namespace {
 
-TrainConfig data_parallel(TrainConfig c, int ranks) {
-  c.distributed.ranks = ranks;
-  c.distributed.mode = Parallelism::Data;
-  return c;
-}
+TrainConfig data_parallel(const TrainConfig& c, int ranks) { return test::with_ranks(c, ranks, Parallelism::Data); }
 
 }  // namespace
 

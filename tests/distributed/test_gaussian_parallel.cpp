@@ -24,15 +24,29 @@ using training::Trainer;
 
 namespace {
 
-TrainConfig partitioned(TrainConfig c, int ranks) {
-  c.distributed.ranks = ranks;
-  c.distributed.mode = Parallelism::Gaussians;
-  return c;
+TrainConfig partitioned(const TrainConfig& c, int ranks) {
+  return test::with_ranks(c, ranks, Parallelism::Gaussians);
 }
 
 // The plain trainer started from the partitioned run's initial model: the same Gaussians in spatial order.
 void initialize_like_partitioned(Trainer& t, const TrainConfig& c, const training::TrainingDataset& data) {
   t.initialize(spatially_ordered(training::initial_gaussians(c, data)));
+}
+
+// Every array of the model after a run (test::model_arrays): of the plain trainer started like the partitioned
+// one, and of the partitioned trainer on `ranks` simulated ranks.
+std::vector<std::vector<float>> plain_run_arrays(const TrainConfig& c, const training::TrainingDataset& data) {
+  Trainer t(c, data);
+  initialize_like_partitioned(t, c, data);
+  t.run({});
+  return test::model_arrays(t.model());
+}
+std::vector<std::vector<float>> partitioned_run_arrays(const TrainConfig& c, const training::TrainingDataset& data,
+                                                       int ranks) {
+  DistributedTrainer t(partitioned(c, ranks), data, make_simulated_group(ranks));
+  t.initialize();
+  t.run({});
+  return test::model_arrays(t.model());
 }
 
 // max |a - b| / max |b| over one array.
@@ -80,15 +94,9 @@ TEST(GaussianParallel, OneRankIsThePlainTrainerBitForBit) {
 TEST(GaussianParallel, FirstStepGradientsAndStatisticsMatchThePlainTrainer) {
   const training::TrainingDataset data = test::load_scene(64);
   const TrainConfig config = test::tiny_config(1);
-  Trainer plain(config, data);
-  initialize_like_partitioned(plain, config, data);
-  plain.run({});
-  const std::vector<std::vector<float>> reference = test::model_arrays(plain.model());
+  const std::vector<std::vector<float>> reference = plain_run_arrays(config, data);
   for (int ranks : {2, 3, 5}) {
-    DistributedTrainer t(partitioned(config, ranks), data, make_simulated_group(ranks));
-    t.initialize();
-    t.run({});
-    const std::vector<std::vector<float>> arrays = test::model_arrays(t.model());
+    const std::vector<std::vector<float>> arrays = partitioned_run_arrays(config, data, ranks);
     // Arrays 5..9: Adam's first moments, 0.1 x the gradient of each parameter group; 15: the NDC gradient norm;
     // 16: the view count (exact); 17: the footprint radius (exact).
     double worst = 0;
@@ -108,21 +116,15 @@ TEST(GaussianParallel, MaskedViewsFirstStepMatchesThePlainTrainer) {
   // Masked losses on cropped windows: each rank's region counts its valid pixels, the means are the whole view's.
   training::TrainingDataset data = test::load_scene(64);
   const TrainConfig config = test::tiny_config(1);
-  Trainer unmasked(config, data);
-  initialize_like_partitioned(unmasked, config, data);
-  unmasked.run({});
+  const std::vector<std::vector<float>> unmasked = plain_run_arrays(config, data);
   add_disc_masks(data);
   Trainer plain(config, data);
   initialize_like_partitioned(plain, config, data);
   plain.run({});
   const std::vector<std::vector<float>> reference = test::model_arrays(plain.model());
-  EXPECT_GT(relative_difference(test::model_arrays(unmasked.model())[5], reference[5]), 1e-3)
-      << "the mask does not change the gradients";
+  EXPECT_GT(relative_difference(unmasked[5], reference[5]), 1e-3) << "the mask does not change the gradients";
   for (int ranks : {2, 3}) {
-    DistributedTrainer t(partitioned(config, ranks), data, make_simulated_group(ranks));
-    t.initialize();
-    t.run({});
-    const std::vector<std::vector<float>> arrays = test::model_arrays(t.model());
+    const std::vector<std::vector<float>> arrays = partitioned_run_arrays(config, data, ranks);
     for (std::size_t k = 5; k < 10; ++k)
       EXPECT_LT(relative_difference(arrays[k], reference[k]), 1e-5) << ranks << " ranks, array " << k;
   }

@@ -85,6 +85,12 @@ training::TrainConfig tiny_config(int iterations, Device device) {
   return c;
 }
 
+training::TrainConfig with_ranks(training::TrainConfig c, int ranks, training::Parallelism mode) {
+  c.distributed.ranks = ranks;
+  c.distributed.mode = mode;
+  return c;
+}
+
 const std::string& scene_dataset(int size) {
   static TempDir folder;
   static std::map<int, std::string> paths;

@@ -30,6 +30,8 @@ raster::Camera centered_camera(int width, int height, float focal);
 // A configuration for seconds-long runs on the default-scene datasets: 600 random points, SH degree 1,
 // densification every 40 iterations from 40 on, an opacity reset at 120.
 training::TrainConfig tiny_config(int iterations, Device device = Device::Cpu);
+// The same configuration on `ranks` ranks (simulated or GPUs) in the given mode.
+training::TrainConfig with_ranks(training::TrainConfig c, int ranks, training::Parallelism mode);
 
 // The default scene as a NeRF-synthetic dataset of size x size images (12 train and 4 test views), written once
 // per size and test binary; returns its folder. tiny_scene_dataset() is the 32 x 32 one.
