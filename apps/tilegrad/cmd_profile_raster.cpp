@@ -48,23 +48,6 @@ std::vector<raster::Camera> benchmark_cameras(const RasterArgs& a) {
   return cameras;
 }
 
-// One workload with one sort. A workload the device cannot hold is recorded as out of memory (stage and bytes)
-// and the profile goes on with the next.
-profiling::RasterBenchResult run_workload(const std::string& name, const raster::Gaussians& host,
-                                          const raster::Camera& camera, const profiling::RasterBenchConfig& cfg,
-                                          std::FILE* log) {
-  try {
-    raster::Gaussians g;
-    {
-      const memory::StageScope stage("raster benchmark: the Gaussians on the device");
-      g = host.to(cfg.device);
-    }
-    return profiling::run_raster_benchmark(name, g, camera, cfg, log);
-  } catch (const OutOfMemory& e) {
-    return profiling::out_of_memory_result(name, host.count(), camera, cfg, e, log);
-  }
-}
-
 void run_raster(const RasterArgs& a) {
   profiling::RasterBenchConfig cfg;
   cfg.device = a.parsed_device();
@@ -92,14 +75,33 @@ void run_raster(const RasterArgs& a) {
   if (cfg.max_record_bytes > 0) std::fprintf(log, ", Owned records at most %.1f MiB", a.record_limit_mib);
   std::fprintf(log, "\n");
   std::vector<profiling::RasterBenchResult> results;
+  // The Gaussians go to the device once per set and serve every size and sort. What the device cannot hold is
+  // recorded as out of memory (stage and bytes) and the profile goes on with the next.
   auto run_sorts = [&](const std::string& name, const raster::Gaussians& host) {
+    auto workload_name = [&](const raster::Camera& camera) {  // with several sizes each names its workload
+      return cameras.size() == 1 ? name
+                                 : name + " at " + std::to_string(camera.width) + "x" + std::to_string(camera.height);
+    };
+    raster::Gaussians g;
+    try {
+      const memory::StageScope stage("raster benchmark: the Gaussians on the device");
+      g = host.to(cfg.device);
+    } catch (const OutOfMemory& e) {
+      for (const raster::Camera& camera : cameras)
+        for (raster::Binning sort : sorts) {
+          cfg.settings.binning = sort;
+          results.push_back(profiling::out_of_memory_result(workload_name(camera), host.count(), camera, cfg, e, log));
+        }
+      return;
+    }
     for (const raster::Camera& camera : cameras)
       for (raster::Binning sort : sorts) {
         cfg.settings.binning = sort;
-        // With several sizes each names its workload (in the log, the tables and the --dump files).
-        const std::string sized = cameras.size() == 1 ? name : name + " at " + std::to_string(camera.width) + "x" +
-                                                                     std::to_string(camera.height);
-        results.push_back(run_workload(sized, host, camera, cfg, log));
+        try {
+          results.push_back(profiling::run_raster_benchmark(workload_name(camera), g, camera, cfg, log));
+        } catch (const OutOfMemory& e) {
+          results.push_back(profiling::out_of_memory_result(workload_name(camera), host.count(), camera, cfg, e, log));
+        }
       }
   };
   if (!a.ply.empty()) {
