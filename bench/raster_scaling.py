@@ -50,7 +50,7 @@ def rows_of(report):
         else:
             times = {b["mode"]: b["backward_ms"] for b in r.get("backward", [])}
             row.update({"instances": r["instances"], "forward_ms": r["forward_ms"],
-                        "owned_ms": times.get("Owned"), "warp_aggregated_ms": times.get("WarpAggregated"),
+                        "owned_ms": times.get("owned"), "warp_aggregated_ms": times.get("warp-aggregated"),
                         "peak_mib": r["peak_bytes_beyond_parameters"] / MIB,
                         "parameter_mib": r["parameter_bytes"] / MIB})
         rows.append(row)
