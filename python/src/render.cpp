@@ -1,6 +1,7 @@
 // Render: forward over the cameras, outputs in the render mode's layout, backward summed over cameras (render.h).
 #include "render.h"
 
+#include <map>
 #include <mutex>
 
 #include "tilegrad/core/error.h"
@@ -9,12 +10,14 @@
 namespace tilegrad::python {
 namespace {
 
-// One rasterizer per device for the whole process (its workspace is reused between calls); calls are serialised.
-// Never destroyed: at exit the CUDA runtime may be gone before static destructors run.
+// One rasterizer per device for the whole process: the CPU's, and one per CUDA device (by its index: a rasterizer's
+// workspace lives on the device it was first used on), so repeated calls reuse their workspaces and allocate no
+// scratch. At most one per device that the process renders on; calls are serialised. Never destroyed: at exit the
+// CUDA runtime may be gone before static destructors run.
 std::mutex g_mutex;
-raster::Rasterizer& rasterizer(Device device) {
-  static raster::Rasterizer* instances[2] = {nullptr, nullptr};
-  raster::Rasterizer*& r = instances[device == Device::Cpu ? 0 : 1];
+raster::Rasterizer& rasterizer(Device device, int cuda_index) {
+  static std::map<int, raster::Rasterizer*> instances;  // key: -1 for the CPU, else the CUDA device index
+  raster::Rasterizer*& r = instances[device == Device::Cpu ? -1 : cuda_index];
   if (!r) r = new raster::Rasterizer(device);
   return *r;
 }
@@ -52,9 +55,9 @@ raster::GaussiansView Render::view_for(int camera) const {
   g.count = r.count;
   g.device = r.device;
   g.means = r.means;
-  g.log_scales = m_log_scales.view();
+  g.log_scales = log_scales();
   g.quats = r.quats;
-  g.opacity_logits = m_logits.view();
+  g.opacity_logits = logits();
   const std::size_t c = r.per_camera_colors ? static_cast<std::size_t>(camera) : 0;
   if (!r.colors.empty() || r.sh.empty()) {
     g.sh_degree = 0;
@@ -73,9 +76,8 @@ Render::Render(RenderRequest request) : m_request(std::move(request)) {
   const std::size_t n = r.count;
   const std::size_t cams = r.cameras.size();
   TG_CHECK_ARG(r.backgrounds.size() == cams, "one background per camera expected");
-  m_log_scales = Buffer<float>(n * 3, d);
-  m_logits = Buffer<float>(n, d);
-  for_each(d, n, ToParameters{r.scales.data(), r.opacities.data(), m_log_scales.data(), m_logits.data()});
+  m_parameters = Buffer<float>(n * 4, d);  // one allocation: log-scales [N, 3], then logits [N]
+  for_each(d, n, ToParameters{r.scales.data(), r.opacities.data(), m_parameters.data(), m_parameters.data() + n * 3});
 
   const std::size_t pixels = std::size_t(width()) * height();
   const int x = r.layout.channels();
@@ -101,7 +103,9 @@ Render::Render(RenderRequest request) : m_request(std::move(request)) {
   settings.thresholds = r.thresholds;
 
   std::lock_guard<std::mutex> lock(g_mutex);
-  raster::Rasterizer& rast = rasterizer(d);
+  m_cuda_index = d == Device::Cuda ? cuda::current_device() : -1;
+  m_rasterizer = &rasterizer(d, m_cuda_index);
+  raster::Rasterizer& rast = *m_rasterizer;
   m_outputs.reserve(cams);
   for (std::size_t c = 0; c < cams; ++c) {
     for (int k = 0; k < 3; ++k) settings.background[k] = r.backgrounds[c][k];
@@ -120,9 +124,9 @@ Render::Render(RenderRequest request) : m_request(std::move(request)) {
                     r.thresholds.min_alpha,
                     r.thresholds.extent_sigmas,
                     r.means.data(),
-                    m_log_scales.data(),
+                    log_scales().data(),
                     r.quats.data(),
-                    m_logits.data(),
+                    logits().data(),
                     (r.means2d_out ? r.means2d_out : means2d.data()) + c * n * 2,
                     depths.data() + c * n,
                     conics.data() + c * n * 3,
@@ -141,6 +145,11 @@ RenderGradients Render::backward(View<const float> v_colors, View<const float> v
   const std::size_t cams = r.cameras.size();
   const std::size_t pixels = std::size_t(width()) * height();
   const int x = r.layout.channels();
+  if (d == Device::Cuda) {
+    const int current = cuda::current_device();
+    TG_CHECK_ARG(current == m_cuda_index, "backward: the forward rendered on cuda:", m_cuda_index,
+                 " but the current CUDA device is cuda:", current, " (select cuda:", m_cuda_index, ")");
+  }
   check_view(v_colors, cams * pixels * x, d, "v_colors [C, H, W, channels]");
   if (!v_alphas.empty()) check_view(v_alphas, cams * pixels, d, "v_alphas [C, H, W, 1]");
 
@@ -166,7 +175,7 @@ RenderGradients Render::backward(View<const float> v_colors, View<const float> v
   Buffer<float> d_alpha(!direct && (!v_alphas.empty() || expected_depth) ? pixels : 0, d);
 
   std::lock_guard<std::mutex> lock(g_mutex);
-  raster::Rasterizer& rast = rasterizer(d);
+  raster::Rasterizer& rast = *m_rasterizer;  // the forward's: its device holds the forward's state
   for (std::size_t c = 0; c < cams; ++c) {
     const raster::ForwardOutput& out = m_outputs[c];
     View<const float> image_grad = d_image.view(), alpha_grad = d_alpha.view();

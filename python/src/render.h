@@ -65,9 +65,13 @@ class Render {
 
  private:
   raster::GaussiansView view_for(int camera) const;
+  View<const float> log_scales() const { return m_parameters.view().subview(0, m_request.count * 3); }
+  View<const float> logits() const { return m_parameters.view().subview(m_request.count * 3, m_request.count); }
 
   RenderRequest m_request;
-  Buffer<float> m_log_scales, m_logits;
+  raster::Rasterizer* m_rasterizer = nullptr;  // the process's rasterizer of the device rendered on
+  int m_cuda_index = -1;                      // that CUDA device's index (-1: the CPU)
+  Buffer<float> m_parameters;  // the library's parameters of the activated ones: log-scales [N, 3], logits [N]
   std::vector<raster::ForwardOutput> m_outputs;
 };
 

@@ -161,3 +161,38 @@ def test_gradients_reach_the_leaves_without_copies(monkeypatch):
     for name, tensor in t.items():
         assert tensor.grad is not None and tensor.grad.data_ptr() == returned[name], name
     assert meta["means2d"].grad.data_ptr() == returned["means2d"]
+
+
+def test_measure_overhead_script(tmp_path):
+    """python/examples/measure_overhead.py end to end on a small scene (PyTorch's default device here): the headline
+    figures, the breakdown whose parts add up to the headline difference, and both profiler summaries."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT, synthetic_dataset
+
+    synthetic_dataset(tmp_path / "data", width=40, height=32, views=(1, 2))
+    s = scene(80, seed=0, sh_degree=3, max_opacity=0.9)
+    tilegrad.write_ply(tmp_path / "scene.ply", s["means"], s["quats"], np.log(s["scales"]),
+                       np.log(s["opacities"]) - np.log1p(-s["opacities"]), s["colors"])
+    out = tmp_path / "overhead.json"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))  # the tilegrad this test imports
+    subprocess.run([sys.executable, str(ROOT / "python/examples/measure_overhead.py"), "--ply",
+                    str(tmp_path / "scene.ply"), "--data", str(tmp_path / "data"), "--views", "2", "--reps", "3",
+                    "--warmup", "1", "--trace", str(tmp_path / "trace"), "--out", str(out)],
+                   check=True, env=env, stdout=subprocess.DEVNULL)
+    r = json.loads(out.read_text())
+    assert r["cameras"] == 2 and r["python_ms_median"] > 0 and r["cpp_ms_median"] > 0
+    phases = r["phases_ms_median"]
+    assert phases["torch"]["total"] == r["python_ms_median"]
+    assert sorted(phases) == sorted(r["isolated_ms_median"]) == ["cpp_binding", "cpp_library", "python", "torch"]
+    parts = sum(r["breakdown_ms"].values())
+    assert abs(parts - (phases["torch"]["total"] - phases["cpp_library"]["total"])) < 1e-9
+    for key in ("trace", "trace_cpp"):
+        assert "error" not in r[key], r[key]
+        assert os.path.exists(r[key]["trace"])
+    if torch.cuda.is_available():
+        for key in ("trace", "trace_cpp"):
+            assert r[key]["kernels_per_iteration"] > 0 and r[key]["runtime_calls_per_iteration"]

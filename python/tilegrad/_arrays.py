@@ -128,6 +128,19 @@ def wrap(array, framework):
     return cupy.from_dlpack(array)
 
 
+def _torch_stream_is_default():
+    """Whether PyTorch's current stream on the current CUDA device is the legacy default stream (the library's).
+
+    torch._C._cuda_getCurrentRawStream gives the stream's handle as an int; torch.cuda.current_stream() builds a
+    Stream object through several Python calls, a few microseconds on the host before the first kernel of every
+    call. The public call is the fallback where the private one is missing."""
+    import torch
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is None:
+        return torch.cuda.current_stream().cuda_stream == 0
+    return raw(torch.cuda.current_device()) == 0
+
+
 class StreamGuard:
     """Orders the library's work (CUDA legacy default stream) with the caller's framework around one call."""
 
@@ -136,11 +149,10 @@ class StreamGuard:
         if device != "cuda":
             return
         if framework == "torch":
-            import torch
-            stream = torch.cuda.current_stream()
-            self.sync = stream.cuda_stream != 0  # not the default (legacy) stream
+            self.sync = not _torch_stream_is_default()
             if self.sync:
-                stream.synchronize()
+                import torch
+                torch.cuda.current_stream().synchronize()
         elif framework == "cupy":
             import cupy
             self.sync = cupy.cuda.get_current_stream().ptr != 0
