@@ -397,7 +397,7 @@ TEST(RasterizerCuda, ForwardBackwardPeakIsTheAccountedBuffers) {
   const std::size_t f = sizeof(float), u = sizeof(std::uint32_t);
   const std::size_t per_pixel = pixels * (3 * f + f + f + sizeof(std::uint16_t)) +  // image, alpha, T, contributors
                                 instances / 65536 * 256 * u;                      // dense tiles' contributors
-  const std::size_t state = visible * (kProjWidth * f + 1 + u) + u +  // records, clamped, offsets [V + 1]
+  const std::size_t state = visible * (kProjWidth * f + 1 + u) + u +  // projection, clamped, offsets [V + 1]
                             instances * u +                           // sorted visible indices
                             (2 * tiles + 1) * u + (2 * words + 1) * u;  // tile start and order, visibility
   const std::size_t backward = visible * kGrad2dCoreWidth * f + instances * kGrad2dCoreWidth * f;  // grad2d, records
