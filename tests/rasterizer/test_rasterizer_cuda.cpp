@@ -9,6 +9,7 @@
 #include "scenes.h"
 #include "test_support.h"
 #include "tilegrad/core/memory.h"
+#include "tilegrad/rasterizer/element/record.h"
 #include "tilegrad/rasterizer/rasterizer.h"
 
 using namespace tilegrad;
@@ -268,6 +269,143 @@ TEST(RasterizerCuda, ThousandsOfGaussiansInOneTile) {
     const auto grad_g = gpu.backward(fg, g_gpu.view(), Buffer<float>::from(dl, Device::Cuda).view(), {}, {}, {mode});
     expect_gradients_agree(grad_g, grad_c, to_string(mode));
   }
+}
+
+// Tiles of more than 65,535 instances keep their pixels' last contributors in 32 bits (contributors.cuh): two such
+// tiles, in the tile order's first two places. 67,000 faint splats (opacity 0.99 min_alpha: never used, yet within
+// the tile boxes' slack, so binned) fill both tiles in front of 300 visible ones, whose instances then sit past
+// index 65,535 of each tile's list.
+// The faint splats change nothing: image and gradients are those of the 300 alone (whose tiles hold 16-bit counts),
+// for every accumulation mode (the backward's tile bands differ by mode). With the default thresholds a pixel stops
+// at its last contributor, so a count read for the wrong pixel or tile, too high or too low, changes gradients.
+TEST(RasterizerCuda, DenseTilesKeepTheirLastContributorsInThirtyTwoBits) {
+  TG_REQUIRE_CUDA();
+  constexpr int kWidth = 32, kHeight = 16;  // two tiles
+  const Camera cam = test::test_camera(kWidth, kHeight);
+  const float fx = cam.fx;
+  std::mt19937_64 rng(65536);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  test::HostScene<float> faint, visible;
+  faint.sh_degree = visible.sh_degree = 0;
+  // A splat centred on pixel (px, py) at depth z, sigma_px pixels wide.
+  auto add = [&](test::HostScene<float>& s, float px, float py, float z, float sigma_px, float logit) {
+    ++s.count;
+    s.means.insert(s.means.end(), {(px - cam.cx) / fx * z, (py - cam.cy) / cam.fy * z, z});
+    for (int a = 0; a < 3; ++a) s.log_scales.push_back(std::log(sigma_px * z / fx));
+    s.quats.insert(s.quats.end(), {1.0f, 0.0f, 0.0f, 0.0f});
+    s.opacity_logits.push_back(logit);
+    for (int c = 0; c < 3; ++c) s.sh.push_back(2.0f * unit(rng) - 1.0f);
+  };
+  // Faint, at depths 2..3: 66,000 on the border of the two tiles, 1,000 more in tile 0 alone.
+  const float p = 0.99f * RasterSettings{}.thresholds.min_alpha, faint_logit = std::log(p / (1.0f - p));
+  for (int i = 0; i < 66000; ++i) add(faint, 16.0f, 8.0f, 2.0f + unit(rng), 6.0f, faint_logit);
+  for (int i = 0; i < 1000; ++i) add(faint, 6.0f, 8.0f, 2.0f + unit(rng), 1.0f, faint_logit);
+  // Visible, behind them (depths 3.2..4): opaque enough that most pixels stop early.
+  for (int i = 0; i < 300; ++i)
+    add(visible, kWidth * unit(rng), kHeight * unit(rng), 3.2f + 0.8f * unit(rng), 2.0f + 2.0f * unit(rng),
+        1.0f + 2.0f * unit(rng));
+  test::HostScene<float> both = faint;
+  for (std::size_t k = 0; k < both.groups().size(); ++k)
+    both.groups()[k]->insert(both.groups()[k]->end(), visible.groups()[k]->begin(), visible.groups()[k]->end());
+  both.count += visible.count;
+  const Gaussians g_both = test::to_gaussians(both, Device::Cuda);
+  const Gaussians g_visible = test::to_gaussians(visible, Device::Cuda);
+  Rasterizer r(Device::Cuda);
+  const auto f_both = r.forward(g_both.view(), cam), f_visible = r.forward(g_visible.view(), cam);
+  ASSERT_GE(f_both.instances(), 2 * 66000 + 1000) << "every faint splat in its tiles";
+  EXPECT_TRUE(test::bitwise_equal(f_both.image.to_vector(), f_visible.image.to_vector()));
+  EXPECT_TRUE(test::bitwise_equal(f_both.alpha.to_vector(), f_visible.alpha.to_vector()));
+  const auto dl = Buffer<float>::from(test::random_floats(kWidth * kHeight * 3, 17), Device::Cuda);
+  const std::size_t first_visible = faint.count;
+  for (Accumulation mode : kAllAccumulations) {
+    SCOPED_TRACE(to_string(mode));
+    const Gradients a = r.backward(f_both, g_both.view(), dl.view(), {}, {}, {mode});
+    const Gradients b = r.backward(f_visible, g_visible.view(), dl.view(), {}, {}, {mode});
+    for (const auto& [name, x, y, per] :
+         {std::tuple{"means", &a.means, &b.means, 3}, std::tuple{"log_scales", &a.log_scales, &b.log_scales, 3},
+          std::tuple{"quats", &a.quats, &b.quats, 4},
+          std::tuple{"opacity_logits", &a.opacity_logits, &b.opacity_logits, 1},
+          std::tuple{"sh", &a.sh, &b.sh, 3}, std::tuple{"mean2d", &a.mean2d, &b.mean2d, 2}}) {
+      const std::vector<float> all = x->to_vector();
+      const std::vector<float> faint_part(all.begin(), all.begin() + first_visible * per),
+          visible_part(all.begin() + first_visible * per, all.end());
+      EXPECT_EQ(max_abs_diff(faint_part, std::vector<float>(faint_part.size(), 0.0f)), 0.0) << name;
+      const Agreement ag = agreement(visible_part, y->to_vector());
+      EXPECT_LT(ag.relative_l2, 1e-5) << name;
+      EXPECT_GT(ag.cosine, 0.999999) << name;
+    }
+  }
+}
+
+// The CUDA backend keeps scratch between calls (workspace slots grow, never shrink) and sizes its per-call buffers
+// by the frame. One rasterizer rendering several image sizes in a row (larger, smaller, then the first again) gives,
+// for each, the image and Owned gradients of a fresh rasterizer bit for bit, and the CPU reference's gradients.
+TEST(RasterizerCuda, OwnedBitsDoNotDependOnTheFramesRenderedBefore) {
+  TG_REQUIRE_CUDA();
+  const int sizes[][2] = {{320, 240}, {640, 480}, {96, 64}, {320, 240}, {1280, 720}, {96, 64}};
+  auto host = test::dense_scene(test::scaled(20000), 2, 320, 4242);
+  const Gaussians g = test::to_gaussians(host, Device::Cuda), g_cpu = test::to_gaussians(host, Device::Cpu);
+  const RasterSettings settings = continuous_settings();
+  Rasterizer reused(Device::Cuda);
+  for (const auto& [width, height] : sizes) {
+    SCOPED_TRACE(::testing::Message() << width << "x" << height);
+    const Camera cam = test::test_camera(width, height);
+    const std::size_t pixels = std::size_t(width) * height;
+    const auto dl_host = test::random_floats(pixels * 3, 31 + pixels);
+    const auto dl = Buffer<float>::from(dl_host, Device::Cuda);
+    Rasterizer fresh(Device::Cuda), cpu(Device::Cpu);
+    const auto f_reused = reused.forward(g.view(), cam, settings), f_fresh = fresh.forward(g.view(), cam, settings);
+    EXPECT_TRUE(test::bitwise_equal(f_reused.image.to_vector(), f_fresh.image.to_vector()));
+    const Gradients a = reused.backward(f_reused, g.view(), dl.view());
+    const Gradients b = fresh.backward(f_fresh, g.view(), dl.view());
+    for (const auto& [name, x, y] :
+         {std::tuple{"means", &a.means, &b.means}, std::tuple{"log_scales", &a.log_scales, &b.log_scales},
+          std::tuple{"quats", &a.quats, &b.quats}, std::tuple{"opacity_logits", &a.opacity_logits, &b.opacity_logits},
+          std::tuple{"sh", &a.sh, &b.sh}, std::tuple{"mean2d", &a.mean2d, &b.mean2d}})
+      EXPECT_TRUE(test::bitwise_equal(x->to_vector(), y->to_vector())) << name;
+    const auto f_cpu = cpu.forward(g_cpu.view(), cam, settings);
+    expect_gradients_agree(a, cpu.backward(f_cpu, g_cpu.view(), Buffer<float>::from(dl_host, Device::Cpu).view()),
+                           "Owned after other sizes");
+  }
+}
+
+// The peak of one forward + Owned backward (what `tilegrad profile raster` reports) is the moment of the reduction,
+// and it holds exactly these buffers (docs/PERFORMANCE.md has the table): the outputs and per-pixel state, the
+// packed forward state, grad2d and the instance records, plus the small scratch held in workspace slots (the
+// tile order's sort, scans). A buffer kept larger than its contents, or one more, shows up here.
+TEST(RasterizerCuda, ForwardBackwardPeakIsTheAccountedBuffers) {
+  TG_REQUIRE_CUDA();
+  auto host = test::dense_scene(4000, 1, 640, 93);  // large splats: the records set the peak
+  for (float& l : host.log_scales) l += std::log(6.0f);
+  const Gaussians g = test::to_gaussians(host, Device::Cuda);
+  const Camera cam = test::test_camera(640, 480);
+  const std::size_t pixels = 640 * 480, tiles = 40 * 30, words = (g.count() + 31) / 32;
+  const auto dl = Buffer<float>::from(test::random_floats(pixels * 3, 23), Device::Cuda);
+  Rasterizer r(Device::Cuda);
+  synchronize(Device::Cuda);
+  memory::reset_peak(Device::Cuda);
+  const std::size_t before = memory::stats(Device::Cuda).current;
+  std::size_t visible = 0, instances = 0;
+  {
+    const auto out = r.forward(g.view(), cam);
+    visible = out.visible_gaussians();
+    instances = out.instances();
+    const auto grads = r.backward(out, g.view(), dl.view(), {}, {}, {Accumulation::Owned});
+    synchronize(Device::Cuda);
+  }
+  const std::size_t peak = memory::stats(Device::Cuda).peak - before;
+  const std::size_t f = sizeof(float), u = sizeof(std::uint32_t);
+  const std::size_t per_pixel = pixels * (3 * f + f + f + sizeof(std::uint16_t)) +  // image, alpha, T, contributors
+                                instances / 65536 * 256 * u;                      // dense tiles' contributors
+  const std::size_t state = visible * (kProjWidth * f + 1 + u) + u +  // projection, clamped, offsets [V + 1]
+                            instances * u +                           // sorted visible indices
+                            (2 * tiles + 1) * u + (2 * words + 1) * u;  // tile start and order, visibility
+  const std::size_t backward = visible * kGrad2dCoreWidth * f + instances * kGrad2dCoreWidth * f;  // grad2d, records
+  const std::size_t gradients = g.count() * (3 + 3 + 4 + 1 + 12 + 2) * f;
+  ASSERT_GT(instances * kGrad2dCoreWidth * f, gradients) << "the reduction's moment must be the peak";
+  const std::size_t expected = per_pixel + state + backward;
+  EXPECT_GE(peak, expected);
+  EXPECT_LE(peak, expected + 128 * 1024 + 64 * tiles) << "beyond the accounted buffers";
 }
 
 TEST(RasterizerCuda, EqualDepthsCompositeInIndexOrder) {

@@ -24,8 +24,10 @@ Gradients backward(const GaussiansView& g, const DeviceState& s, const LossGradi
   const memory::StageScope stage("rasterizer backward: blend backward and reduction (per-instance records)");
 
   const bool records = accumulation == Accumulation::Owned || accumulation == Accumulation::SortReduce;
-  // Per-Gaussian records of the visible Gaussians: the atomic targets, or the reductions' output.
-  float* grad2d = ws.slot<float>(Slot::Grad2d, visible * width);
+  // Per-Gaussian records of the visible Gaussians: the atomic targets, or the reductions' output. Sized exactly for
+  // this call (a workspace slot would keep a quarter more for growth, and hold it between calls).
+  Buffer<float> grad2d_buffer(visible * width, Device::Cuda);
+  float* grad2d = grad2d_buffer.data();
   if (visible > 0) TG_CUDA_CHECK(cudaMemsetAsync(grad2d, 0, visible * width * sizeof(float)));
   const std::size_t pixels = std::size_t(grid.width) * grid.height;
   const std::size_t record_bytes = s.instances * std::size_t(width) * sizeof(float);
@@ -52,7 +54,7 @@ Gradients backward(const GaussiansView& g, const DeviceState& s, const LossGradi
                          order,
                          s.sorted_visible.data(),
                          s.offsets.data(),
-                         s.contributors.data(),
+                         contributor_reader(s),
                          s.final_transmittance.data(),
                          dl.image,
                          dl.alpha,

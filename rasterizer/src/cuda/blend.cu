@@ -2,6 +2,7 @@
 // through shared memory in batches, front to back (element/blend.h: fragment_at, composite).
 #include "cuda/blend.h"
 #include "cuda/common.cuh"
+#include "cuda/contributors.cuh"
 #include "tilegrad/rasterizer/element/blend.h"
 
 namespace tilegrad::raster::cuda_backend {
@@ -14,7 +15,7 @@ struct BlendArgs {
   const float* proj;
   const std::uint32_t *tile_start, *tile_order, *sorted_visible;
   float *image, *alpha, *depth, *final_transmittance;  // depth may be null (not rendered)
-  std::uint32_t* contributors;
+  ContributorWriter contributors;
 };
 
 // One block per band of a tile (see TileBand), one thread per pixel; each round stages one Gaussian per thread.
@@ -58,7 +59,7 @@ __global__ void __launch_bounds__(kTilePixels / PARTS) blend_kernel(BlendArgs a)
   a.alpha[pix] = 1.0f - c.trans;
   if (a.depth) a.depth[pix] = c.depth;
   a.final_transmittance[pix] = c.trans;
-  a.contributors[pix] = contributors;
+  a.contributors.store(end - start, tile, x, y, pix, contributors);
 }
 
 }  // namespace
@@ -78,7 +79,7 @@ void blend(DeviceState& s, float* image, float* alpha, float* depth) {
                      alpha,
                      depth,
                      s.final_transmittance.data(),
-                     s.contributors.data()};
+                     contributor_writer(s)};
   with_parts(tile_parts(grid.count()), [&](auto parts) {
     constexpr int P = decltype(parts)::value;
     blend_kernel<P><<<grid.count() * P, kTilePixels / P>>>(ba);

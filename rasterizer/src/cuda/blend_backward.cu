@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(kTilePixels / PARTS, MIN_BLOCKS) blend_backwar
   const std::size_t pix = inside ? std::size_t(y) * a.grid.width + x : 0;
   const std::uint32_t start = a.tile_start[band.tile], end = a.tile_start[band.tile + 1];
 
-  const std::uint32_t my_count = inside ? a.contributors[pix] : 0;
+  const std::uint32_t my_count = inside ? a.contributors.load(end - start, band.tile, x, y, pix) : 0;
   const std::uint32_t warp_max = __reduce_max_sync(kFull, my_count);
   if (lane == 0) s_warp_max[warp] = warp_max;
   __syncthreads();

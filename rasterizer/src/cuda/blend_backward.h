@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cuda/contributors.cuh"
 #include "tilegrad/ad/accumulation.h"
 #include "tilegrad/rasterizer/element/tiles.h"
 #include "tilegrad/rasterizer/settings.h"
@@ -15,7 +16,8 @@ struct BlendBackwardArgs {
   float background[3];
   // The forward's packed state (device_state.h): records, instance slots and grad2d rows by visible index v.
   const float* proj;  // [V, kProjWidth]
-  const std::uint32_t *tile_start, *tile_order, *sorted_visible, *offsets, *contributors;
+  const std::uint32_t *tile_start, *tile_order, *sorted_visible, *offsets;
+  ContributorReader contributors;
   const float* final_transmittance;
   const float *d_image, *d_alpha, *d_depth;  // alpha and depth may be null
   float* grad2d;   // Atomic / WarpAggregated: [V, width], zeroed by the caller

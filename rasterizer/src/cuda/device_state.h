@@ -27,7 +27,8 @@ struct DeviceState final : ForwardState {  // instances I, visible V
   Buffer<std::uint32_t> sorted_visible;        // [I] visible index v of each tile-sorted instance
   Buffer<std::uint32_t> tile_start;            // [tiles + 1]
   Buffer<std::uint32_t> tile_order;            // [tiles] by descending instance count (ties by tile id)
-  Buffer<std::uint32_t> contributors;          // [H * W]
+  Buffer<std::uint16_t> contributors;          // [H * W] last contributor (contributors.cuh), tiles of <= 65535
+  Buffer<std::uint32_t> contributors_wide;     // [I / 65536 * 256] the same for the pixels of denser tiles
   Buffer<float> final_transmittance;           // [H * W]
   const TileGrid& grid() const { return projection.grid; }
 };

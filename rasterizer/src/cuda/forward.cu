@@ -4,6 +4,7 @@
 #include "cuda/bin.h"
 #include "cuda/blend.h"
 #include "cuda/common.cuh"
+#include "cuda/contributors.cuh"
 #include "cuda/drivers.h"
 #include "cuda/project.h"
 
@@ -39,7 +40,8 @@ void forward(const GaussiansView& g, DeviceState& s, ForwardOutput& out, Workspa
   out.alpha = Buffer<float>(pixels, Device::Cuda);
   out.depth = Buffer<float>(s.settings.render_depth ? pixels : 0, Device::Cuda);
   s.final_transmittance = Buffer<float>(pixels, Device::Cuda);
-  s.contributors = Buffer<std::uint32_t>(pixels, Device::Cuda);
+  s.contributors = Buffer<std::uint16_t>(pixels, Device::Cuda);
+  s.contributors_wide = Buffer<std::uint32_t>(dense_tile_bound(s.instances) * kTilePixels, Device::Cuda);
   blend(s, out.image.data(), out.alpha.data(), s.settings.render_depth ? out.depth.data() : nullptr);
   clock.mark();
   if (times) {

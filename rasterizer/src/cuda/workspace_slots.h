@@ -11,7 +11,6 @@ enum class Slot : std::size_t {
   TileCountsSorted,
   TileIds,
   TileSortTemp,
-  Grad2d,            // backward: per-Gaussian gradient records
   NonfiniteFlag,     // any_nonfinite
   StripOffsets,      // record strips: a strip's instance slots, its tile order, scan scratch
   StripOrder,
