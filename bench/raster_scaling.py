@@ -49,6 +49,10 @@ def rows_of(report):
             row["error"] = r["error"]
         else:
             times = {b["mode"]: b["backward_ms"] for b in r.get("backward", [])}
+            if times and not {"owned", "warp-aggregated"} & times.keys():
+                # The profiler's mode names (to_string(Accumulation)); a rename must not empty the tables silently.
+                sys.exit("raster_scaling: %s: no owned or warp-aggregated backward among modes %s"
+                         % (r["workload"], sorted(times)))
             row.update({"instances": r["instances"], "forward_ms": r["forward_ms"],
                         "owned_ms": times.get("owned"), "warp_aggregated_ms": times.get("warp-aggregated"),
                         "peak_mib": r["peak_bytes_beyond_parameters"] / MIB,
