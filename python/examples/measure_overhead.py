@@ -95,15 +95,8 @@ def main():
                         "owned", a.warmup, a.reps)
         cpp += _core.time_library_iterations(*library_args)
 
-        def torch_forward():
-            return tgt.rasterization(leaves["means"], leaves["quats"], leaves["scales"], leaves["opacities"],
-                                     leaves["colors"], viewmat, k, width, height, sh_degree=sh_degree,
-                                     backgrounds=background)
-
-        def python_forward():
-            return tilegrad.rasterization(plain["means"], plain["quats"], plain["scales"], plain["opacities"],
-                                          plain["colors"], viewmat, k, width, height, sh_degree=sh_degree,
-                                          backgrounds=background)
+        torch_forward = render_call(tgt, leaves, viewmat, k, width, height, sh_degree, background)
+        python_forward = render_call(tilegrad, plain, viewmat, k, width, height, sh_degree, background)
 
         isolations = (False, True) if a.breakdown else (False,)
         for iso in isolations:
@@ -130,8 +123,8 @@ def main():
     if a.trace:
         viewmat, k = torch.from_numpy(split.viewmats[:1]), torch.from_numpy(split.Ks[:1])
         # A profiler that fails must not lose the measurements above: its error is reported in the results.
-        for key, run in (("trace", lambda: trace(a.trace, leaves, viewmat, k, width, height, sh_degree, background,
-                                                 v_colors, device, sync, clear)),
+        first = render_call(tgt, leaves, viewmat, k, width, height, sh_degree, background)
+        for key, run in (("trace", lambda: trace(a.trace, first, v_colors, device, sync, clear)),
                          ("trace_cpp", lambda: trace_library(a.trace, raw, split, width, height, sh_degree,
                                                              v_colors, device))):
             try:
@@ -144,6 +137,13 @@ def main():
     if a.out:
         with open(a.out, "w") as f:
             json.dump(result, f, indent=2)
+
+
+def render_call(api, tensors, viewmat, k, width, height, sh_degree, background):
+    """api.rasterization (tilegrad or tilegrad.torch) of one camera on the scene's tensors, as a callable."""
+    return lambda: api.rasterization(tensors["means"], tensors["quats"], tensors["scales"], tensors["opacities"],
+                                     tensors["colors"], viewmat, k, width, height, sh_degree=sh_degree,
+                                     backgrounds=background)
 
 
 def add(into, phases):
@@ -250,14 +250,12 @@ def profiled(folder, name, device, run):
     return prof, path
 
 
-def trace(folder, leaves, viewmat, k, width, height, sh_degree, background, v_colors, device, sync, clear,
-          iterations=20):
-    """A torch.profiler trace of `iterations` iterations of (b) on the first test camera; returns its summary."""
+def trace(folder, forward, v_colors, device, sync, clear, iterations=20):
+    """A torch.profiler trace of `iterations` iterations of (b), forward() rendering the first test camera; returns
+    its summary."""
     def run():
         for _ in range(iterations):
-            colors, _, _ = tgt.rasterization(leaves["means"], leaves["quats"], leaves["scales"], leaves["opacities"],
-                                             leaves["colors"], viewmat, k, width, height, sh_degree=sh_degree,
-                                             backgrounds=background)
+            colors, _, _ = forward()
             torch.autograd.backward(colors, v_colors)
             sync()
             clear()
