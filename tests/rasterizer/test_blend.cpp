@@ -3,7 +3,9 @@
 // fragment_at and composite.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -111,4 +113,47 @@ TEST(Blend, ReverseSweepIsTheDerivativeOfThePixelForward) {
   }
   EXPECT_GT(stopped, 10);
   EXPECT_GT(checked, 3000);
+}
+
+// With no loss on alpha and a black background the sweep's alpha term (dL/dalpha_out - dL/dbackground) t_final
+// is a signed zero, and fragment_backward skips its division by 1 - alpha. Skipped or not (a backend clears
+// outside_zero for a whole warp when one of its pixels has a non-zero term), the records and the sweep keep the
+// same bits; and a used fragment writes every entry of its record, clamped ones included.
+TEST(Blend, ZeroAlphaTermSkipsItsDivisionWithTheSameBits) {
+  constexpr int K = 12;
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f), unit(0.0f, 1.0f);
+  const Thresholds th;
+  const float black[3] = {0.0f, 0.0f, 0.0f};
+  int used = 0, clamped = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const float w_alpha = trial % 2 ? 0.0f : -0.0f;  // both signs of zero
+    const Vec3<float> w_rgb{{u(rng), u(rng), u(rng)}};
+    const float t_final = 0.01f + 0.99f * unit(rng), w_depth = trial % 3 ? 0.1f * u(rng) : 0.0f;
+    ReverseSweep<float> skip = start_sweep(5, 7, t_final, w_rgb, w_alpha, w_depth, black);
+    ASSERT_TRUE(skip.outside_zero);
+    ReverseSweep<float> divide = skip;
+    divide.outside_zero = false;
+    for (int i = 0; i < K; ++i) {
+      const Splat<float> s = test::random_splat<float>(rng);
+      const Vec4<float> cd{{unit(rng), unit(rng), unit(rng), 2.0f + 3.0f * unit(rng)}};
+      float a[kGrad2dWidth], b[kGrad2dWidth];
+      std::fill_n(a, kGrad2dWidth, std::nanf(""));
+      std::fill_n(b, kGrad2dWidth, std::nanf(""));
+      const bool ua = fragment_backward<kGrad2dWidth>(skip, s, cd, th, a);
+      const bool ub = fragment_backward<kGrad2dWidth>(divide, s, cd, th, b);
+      ASSERT_EQ(ua, ub);
+      if (!ua) continue;
+      ++used;
+      clamped += fragment_at(s, 5.5f, 7.5f, th).clamped;
+      for (int e = 0; e < kGrad2dWidth; ++e) {
+        EXPECT_FALSE(std::isnan(a[e])) << "trial " << trial << " entry " << e << " not written";
+        EXPECT_EQ(std::memcmp(&a[e], &b[e], sizeof(float)), 0) << "trial " << trial << " entry " << e;
+      }
+      EXPECT_EQ(std::memcmp(&skip.trans, &divide.trans, sizeof(float)), 0);
+      EXPECT_EQ(std::memcmp(skip.behind, divide.behind, sizeof skip.behind), 0);
+    }
+  }
+  EXPECT_GT(used, 1000);
+  EXPECT_GT(clamped, 50);
 }

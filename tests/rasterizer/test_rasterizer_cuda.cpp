@@ -1,6 +1,7 @@
 // CUDA rasterizer against the CPU reference: images, gradients (every accumulation mode), the tile bands and
-// strips, bitwise determinism of Owned at scale, degenerate scenes, buffers of the wrong device, the thrust
-// binning's bits, out of memory. (What every backend does is test_render.cpp's, run here on CUDA.)
+// strips, bitwise determinism of Owned at scale (and with or without the alpha term's division), degenerate
+// scenes, buffers of the wrong device, the thrust binning's bits, out of memory. (What every backend does is
+// test_render.cpp's, run here on CUDA.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -166,6 +167,46 @@ TEST(RasterizerCuda, OwnedGradientsAreBitwiseReproducible) {
   EXPECT_TRUE(test::bitwise_equal(fwd2.image.to_vector(), fwd.image.to_vector()));
   const auto third = r.backward(fwd2, g.view(), dl.view(), {}, {}, {Accumulation::Owned});
   EXPECT_TRUE(test::bitwise_equal(third.log_scales.to_vector(), first.log_scales.to_vector()));
+}
+
+// Without a loss on alpha and with a black background, the blend backward skips the division of the alpha term
+// (zero) by 1 - alpha, but only in warps where every pixel's term is zero. A loss on alpha at pixels nothing
+// covers (alpha 0, no fragment) changes no gradient, yet makes the warps holding such pixels divide for their
+// covered pixels too: the Owned and SortReduce gradients must keep their bits.
+TEST(RasterizerCuda, SkippingTheZeroAlphaTermDivisionKeepsTheBits) {
+  TG_REQUIRE_CUDA();
+  const int width = 320, height = 240;
+  auto host = test::dense_scene(400, 2, width, 88);
+  const Gaussians g = test::to_gaussians(host, Device::Cuda);
+  Rasterizer r(Device::Cuda);
+  const Camera cam = test::test_camera(width, height);
+  const auto fwd = r.forward(g.view(), cam);  // black background
+  const std::vector<float> alpha = fwd.alpha.to_vector();
+  // d_alpha = 1 where nothing was composited; count the 16x2 pixel strips (a warp of a 16x16 tile) that mix
+  // empty and covered pixels: there the covered pixels take the division.
+  std::vector<float> d_alpha(alpha.size(), 0.0f);
+  for (std::size_t p = 0; p < alpha.size(); ++p) d_alpha[p] = alpha[p] == 0.0f ? 1.0f : 0.0f;
+  int mixed = 0;
+  for (int y = 0; y < height; y += 2)
+    for (int x = 0; x < width; x += 16) {
+      int empty = 0;
+      for (int dy = 0; dy < 2; ++dy)
+        for (int dx = 0; dx < 16; ++dx) empty += alpha[std::size_t(y + dy) * width + x + dx] == 0.0f;
+      mixed += empty > 0 && empty < 32;
+    }
+  ASSERT_GT(mixed, 100);
+  const auto dl = Buffer<float>::from(test::random_floats(std::size_t(width) * height * 3, 9), Device::Cuda);
+  const auto da = Buffer<float>::from(d_alpha, Device::Cuda);
+  for (Accumulation mode : {Accumulation::Owned, Accumulation::SortReduce}) {
+    const Gradients skip = r.backward(fwd, g.view(), dl.view(), {}, {}, {mode});
+    const Gradients divide = r.backward(fwd, g.view(), dl.view(), da.view(), {}, {mode});
+    for (const auto& [name, x, y] :
+         {std::tuple{"means", &skip.means, &divide.means}, std::tuple{"log_scales", &skip.log_scales, &divide.log_scales},
+          std::tuple{"quats", &skip.quats, &divide.quats},
+          std::tuple{"opacity_logits", &skip.opacity_logits, &divide.opacity_logits},
+          std::tuple{"sh", &skip.sh, &divide.sh}, std::tuple{"mean2d", &skip.mean2d, &divide.mean2d}})
+      EXPECT_TRUE(test::bitwise_equal(x->to_vector(), y->to_vector())) << to_string(mode) << " " << name;
+  }
 }
 
 TEST(RasterizerCuda, OwnedInStripsOfTileRowsBoundsTheRecords) {

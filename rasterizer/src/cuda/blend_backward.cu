@@ -24,6 +24,19 @@ constexpr int batch_for() {
 }
 constexpr unsigned kFull = 0xFFFFFFFFu;
 
+// A staged instance as the inner loop reads it: splat, colour and depth in one 48-byte row, so a fragment takes
+// two 16-byte and one 8-byte shared load from one base address.
+struct alignas(16) StagedSplat {
+  float4 uvab;     // mean2d, conic a, b
+  float4 co_rg;    // conic c, opacity, red, green
+  float2 b_depth;  // blue, depth
+};
+
+__device__ inline StagedSplat stage_splat(const float* r) {
+  return {make_float4(r[kU], r[kV], r[kA], r[kB]), make_float4(r[kC], r[kOpacity], r[kRed], r[kGreen]),
+          make_float2(r[kBlue], r[kDepth])};
+}
+
 // The slot of visible Gaussian v's instance in tile `tile`: its offset plus the tile's row-major index in the
 // part of v's rectangle from the band's first row on (the layout of the forward's slots, from the same record
 // values; with bands, the band's dense slots of record_strips.h).
@@ -44,14 +57,13 @@ __device__ inline std::uint32_t record_row(const BlendBackwardArgs& a, std::uint
 }
 
 // MIN_BLOCKS = 4 (chosen for sparse tiles, see launch_blend_backward) holds whole-tile blocks to 64 registers
-// (the warp-summed modes need 74-78; their shared memory allows 4-5 blocks): a few spilled bytes buy a third
+// (the warp-summed modes need 71-76; their shared memory allows 4-5 blocks): a few spilled bytes buy a third
 // more warps to hide the loop's latency. Band blocks are smaller; the bound leaves them as they are.
 template <Accumulation MODE, int W, int PARTS, int MIN_BLOCKS>
 __global__ void __launch_bounds__(kTilePixels / PARTS, MIN_BLOCKS) blend_backward_kernel(BlendBackwardArgs a) {
   constexpr int kBatch = batch_for<W>();
   constexpr int kThreads = TileBand<PARTS>::kThreads, kWarps = kThreads / cuda::kWarpSize;
-  __shared__ Splat<float> s_splat[kBatch];
-  __shared__ float4 s_color_depth[kBatch];
+  __shared__ StagedSplat s_splat[kBatch];
   __shared__ std::uint32_t s_slot[kBatch];
   __shared__ std::uint32_t s_visible[kBatch];  // visible index of each staged instance
   constexpr bool kRecords = MODE == Accumulation::Owned || MODE == Accumulation::SortReduce;
@@ -91,10 +103,17 @@ __global__ void __launch_bounds__(kTilePixels / PARTS, MIN_BLOCKS) blend_backwar
     if (a.d_depth) d_depth = a.d_depth[pix];
   }
   ReverseSweep<float> sweep = start_sweep(x, y, t_final, d_rgb, d_alpha, d_depth, a.background);
+  // The warp skips the per-fragment division of that term only if all its pixels can (a uniform branch).
+  sweep.outside_zero = __all_sync(kFull, sweep.outside_zero);
 
   // Warp-summed modes take kGroup consecutive instances per step: one reduce-scatter of their kGroup * W values
   // has the latency of one and fewer shuffles than kGroup separate ones (what bounds the densest tiles).
   constexpr int kGroup = MODE == Accumulation::Atomic ? 1 : 32 / W;
+  // The instance (within the group) and component whose warp sum this lane ends with, and where it goes in
+  // s_partial (relative to the group's first instance): fixed by the lane number, so computed once.
+  const cuda::LaneSlot slot = cuda::reduce_scatter_slot<kGroup * W>(lane);
+  const int slot_j = slot.index / W;
+  const int slot_partial = (slot_j * kWarps + warp) * W + slot.index % W;
   for (std::uint32_t batch_end = used_end; batch_end > start;) {
     const std::uint32_t batch_begin = batch_end - start > kBatch ? batch_end - kBatch : start;
     const int count = int(batch_end - batch_begin);
@@ -103,24 +122,26 @@ __global__ void __launch_bounds__(kTilePixels / PARTS, MIN_BLOCKS) blend_backwar
       const std::uint32_t e = batch_end - 1 - t;
       const std::uint32_t visible = a.sorted_visible[e];
       const float* r = a.proj + std::size_t(visible) * kProjWidth;
-      s_splat[t] = splat_of(r);
-      s_color_depth[t] = make_float4(r[kRed], r[kGreen], r[kBlue], r[kDepth]);
+      s_splat[t] = stage_splat(r);
       if constexpr (kRecords) s_slot[t] = record_row<MODE>(a, e, visible, band);
       s_visible[t] = visible;
     }
     __syncthreads();
+    // This pixel's contributors are the staged instances j >= j_first (entry batch_end - 1 - j within them).
+    const int j_first = int(batch_end - start) - int(my_count);
     for (int j0 = 0; j0 < count; j0 += kGroup) {
       float v[kGroup * W];
 #pragma unroll
       for (int c = 0; c < kGroup * W; ++c) v[c] = 0.0f;
-      bool active = false;
+      unsigned active = 0;  // a pixel of this lane used one of the group's fragments
 #pragma unroll
       for (int q = 0; q < kGroup; ++q) {
         const int j = j0 + q;
-        if (j < count && batch_end - 1 - std::uint32_t(j) - start < my_count) {
-          const float4 cd = s_color_depth[j];
-          active |= fragment_backward<W>(sweep, s_splat[j], Vec4<float>{{cd.x, cd.y, cd.z, cd.w}}, a.thresholds,
-                                         v + q * W);
+        if (j < count && j >= j_first) {
+          const StagedSplat st = s_splat[j];
+          const Splat<float> splat{st.uvab.x, st.uvab.y, st.uvab.z, st.uvab.w, st.co_rg.x, st.co_rg.y};
+          const Vec4<float> cd{{st.co_rg.z, st.co_rg.w, st.b_depth.x, st.b_depth.y}};
+          active |= unsigned(fragment_backward<W>(sweep, splat, cd, a.thresholds, v + q * W));
         }
       }
       if constexpr (MODE == Accumulation::Atomic) {
@@ -131,14 +152,17 @@ __global__ void __launch_bounds__(kTilePixels / PARTS, MIN_BLOCKS) blend_backwar
         }
       } else {
         // The warp's sums, one component of one instance per lane (see warp_reduce_scatter.cuh).
-        const bool any = __any_sync(kFull, active);
-        const cuda::LaneSum sum =
-            any ? cuda::warp_reduce_scatter(v) : cuda::LaneSum{0.0f, lane, lane < kGroup * W};
-        const int j = j0 + sum.index / W, c = sum.index % W;
+        const bool any = __any_sync(kFull, active != 0);
         if constexpr (MODE == Accumulation::WarpAggregated) {
-          if (any && sum.owner && j < count) atomicAdd(a.grad2d + std::size_t(s_visible[j]) * W + c, sum.value);
-        } else if (sum.owner && j < count) {  // records: zeros when the warp had nothing
-          s_partial[(j * kWarps + warp) * W + c] = sum.value;
+          if (any) {
+            const float sum = cuda::warp_reduce_scatter_value(v);
+            const int j = j0 + slot.index / W;
+            if (slot.owner && j < count) atomicAdd(a.grad2d + std::size_t(s_visible[j]) * W + slot.index % W, sum);
+          }
+        } else {
+          const float sum = any ? cuda::warp_reduce_scatter_value(v) : 0.0f;
+          // Records: zeros when the warp had nothing.
+          if (slot.owner && j0 + slot_j < count) s_partial[j0 * kWarps * W + slot_partial] = sum;
         }
       }
     }

@@ -76,6 +76,13 @@ struct ReverseSweep {
   T px, py;
   T t_final;                                   // transmittance after the last contributor
   T d_rgb[3] = {T(0), T(0), T(0)}, d_alpha_out = T(0), d_depth = T(0), d_background = T(0);
+  // (dL/dalpha_out - dL/dbackground) t_final: through the pixel's alpha and background every fragment's
+  // dL/dalpha_i gains this over (1 - alpha_i).
+  T outside = T(0);
+  // outside is zero (no loss on alpha, black background): the quotient is that zero and the division is skipped.
+  // A backend may clear it for a group of pixels that run in lockstep (a warp) where some have a non-zero
+  // term: both ways give the same bits.
+  bool outside_zero = true;
   T trans;                                     // transmittance in front of the current fragment
   T behind[4] = {T(0), T(0), T(0), T(0)};      // colour and depth composited behind it
 };
@@ -92,6 +99,8 @@ TG_HD ReverseSweep<T> start_sweep(int x, int y, T t_final, const Vec3<T>& d_rgb,
   p.d_alpha_out = d_alpha;
   p.d_depth = d_depth;
   p.d_background = p.d_rgb[0] * T(background[0]) + p.d_rgb[1] * T(background[1]) + p.d_rgb[2] * T(background[2]);
+  p.outside = (p.d_alpha_out - p.d_background) * p.t_final;
+  p.outside_zero = p.outside == T(0);
   p.trans = t_final;
   return p;
 }
@@ -134,9 +143,9 @@ TG_HD void fragment_vjp_dual(const Splat<T>& s, T px, T py, const Thresholds& th
   }
 }
 
-// The backward of one fragment, back to front: writes (not adds) its gradient record, the first W components
-// (kGrad2dCoreWidth or kGrad2dWidth), leaving entries it does not reach as they are, and moves the sweep in
-// front of it. Returns false, touching nothing, when the fragment is not used at this pixel.
+// The backward of one fragment, back to front: writes (not adds) its gradient record, all of the first W
+// components (kGrad2dCoreWidth or kGrad2dWidth), and moves the sweep in front of it. Returns false, touching
+// nothing, when the fragment is not used at this pixel.
 template <int W, class T>
 TG_HD bool fragment_backward(ReverseSweep<T>& p, const Splat<T>& s, const Vec4<T>& cd, const Thresholds& th,
                              T* record) {
@@ -154,14 +163,21 @@ TG_HD bool fragment_backward(ReverseSweep<T>& p, const Splat<T>& s, const Vec4<T
   }
   if constexpr (kExtra) record[kGradDepth] = weight * p.d_depth;
   d_alpha += (cd[3] - p.behind[3]) * p.d_depth;
-  d_alpha = d_alpha * p.trans + (p.d_alpha_out - p.d_background) * p.t_final / one_minus;
+  // outside / (1 - alpha). When outside is +-0, outside * trans (trans now = the old trans / (1 - alpha) >= 0) has
+  // the quotient's bits: the same signed zero for 1 - alpha > 0, NaN where 1 - alpha is 0 or NaN.
+  const T outside = p.outside_zero ? p.outside * p.trans : p.outside / one_minus;
+  d_alpha = d_alpha * p.trans + outside;
   TG_UNROLL for (int c = 0; c < 4; ++c) p.behind[c] = f.alpha * cd[c] + one_minus * p.behind[c];
 #if TILEGRAD_FRAGMENT_VJP_DUAL
   // Measurement build (docs/PERFORMANCE.md): the generated derivatives in the backends' inner loops.
   fragment_vjp_dual<kExtra>(s, p.px, p.py, th, d_alpha, record);
 #else
-  // Clamped: alpha = max_alpha, no dependence on opacity or the footprint.
-  if (!f.clamped) fragment_vjp<kExtra>(f, s, d_alpha, record);
+  if (!f.clamped) {
+    fragment_vjp<kExtra>(f, s, d_alpha, record);
+  } else {  // alpha = max_alpha: no dependence on opacity or the footprint
+    for (int c : {kGradU, kGradV, kGradConicA, kGradConicB, kGradConicC, kGradOpacity}) record[c] = T(0);
+    if constexpr (kExtra) record[kGradAbsU] = record[kGradAbsV] = T(0);
+  }
 #endif
   return true;
 }
