@@ -25,6 +25,7 @@ struct RasterArgs : ProfileOptions {
   std::vector<std::string> modes;
   bool antialiased = false;
   double record_limit_mib = 0;
+  std::uint32_t depth_chunk = raster::BackwardSettings{}.depth_chunk;
   std::string dump;
   std::vector<std::string> sorts = {"cub"};
   std::vector<std::string> resolutions;
@@ -56,6 +57,7 @@ void run_raster(const RasterArgs& a) {
   cfg.settings.antialiased = a.antialiased;
   cfg.max_record_bytes = static_cast<std::size_t>(a.record_limit_mib * 1024.0 * 1024.0);
   cfg.dump_dir = a.dump;
+  cfg.depth_chunk = a.depth_chunk;
   if (!a.modes.empty()) {
     cfg.modes.clear();
     for (const auto& m : a.modes) cfg.modes.push_back(parse_accumulation(m));
@@ -73,6 +75,7 @@ void run_raster(const RasterArgs& a) {
                cfg.device == Device::Cuda ? cuda_device_description().c_str() : "cpu", sizes.c_str(), cfg.reps,
                cfg.warmup);
   if (cfg.max_record_bytes > 0) std::fprintf(log, ", Owned records at most %.1f MiB", a.record_limit_mib);
+  std::fprintf(log, ", depth chunks of %u instances", cfg.depth_chunk);
   std::fprintf(log, "\n");
   std::vector<profiling::RasterBenchResult> results;
   // The Gaussians go to the device once per set and serve every size and sort. What the device cannot hold is
@@ -148,6 +151,10 @@ void add_raster_workload(CLI::App& profile) {
                   "MiB the Owned backward's per-instance records may take at once (CUDA; 0: no limit): above it "
                   "the tiles run in strips of tile rows")
       ->check(checks::non_negative());
+  cmd->add_option("--depth-chunk", a->depth_chunk,
+                  "Instances of one tile's depth list per block of the blend backward (CUDA; 0: whole tiles): "
+                  "denser tiles are split across blocks. The gradients' bits do not depend on it")
+      ->capture_default_str();
   cmd->add_option("--sort", a->sorts,
                   "Instance sort(s) of the forward's binning, each workload run with each: cub (default: a depth "
                   "sort of the visible Gaussians, then a stable sort of the instances by tile id) or thrust (the "

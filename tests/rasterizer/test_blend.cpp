@@ -119,6 +119,35 @@ TEST(Blend, ReverseSweepIsTheDerivativeOfThePixelForward) {
 // is a signed zero, and fragment_backward skips its division by 1 - alpha. Skipped or not (a backend clears
 // outside_zero for a whole warp when one of its pixels has a non-zero term), the records and the sweep keep the
 // same bits; and a used fragment writes every entry of its record, clamped ones included.
+// sweep_past (a depth chunk's replay of the fragments behind it) leaves the sweep in the state fragment_backward
+// leaves, bit for bit, used fragments or not, on sweeps with and without the alpha/background term.
+TEST(Blend, SweepPastMovesTheSweepAsTheBackwardDoes) {
+  constexpr int K = 16;
+  std::mt19937_64 rng(23);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f), unit(0.0f, 1.0f);
+  const Thresholds th;
+  const float white[3] = {1.0f, 1.0f, 1.0f};
+  int used = 0, unused = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const Vec3<float> w_rgb{{u(rng), u(rng), u(rng)}};
+    ReverseSweep<float> full = start_sweep(3, 9, 0.01f + 0.99f * unit(rng), w_rgb, u(rng), 0.1f * u(rng), white);
+    ReverseSweep<float> replay = full;
+    for (int i = 0; i < K; ++i) {
+      const Splat<float> s = test::random_splat<float>(rng);
+      const Vec4<float> cd{{unit(rng), unit(rng), unit(rng), 2.0f + 3.0f * unit(rng)}};
+      float record[kGrad2dWidth];
+      const bool a = fragment_backward<kGrad2dWidth>(full, s, cd, th, record);
+      const bool b = sweep_past(replay, s, cd, th);
+      ASSERT_EQ(a, b);
+      (a ? used : unused) += 1;
+      ASSERT_EQ(std::memcmp(&full.trans, &replay.trans, sizeof(float)), 0) << "trial " << trial << " fragment " << i;
+      ASSERT_EQ(std::memcmp(full.behind, replay.behind, sizeof full.behind), 0) << "trial " << trial;
+    }
+  }
+  EXPECT_GT(used, 1000);
+  EXPECT_GT(unused, 100);
+}
+
 TEST(Blend, ZeroAlphaTermSkipsItsDivisionWithTheSameBits) {
   constexpr int K = 12;
   std::mt19937_64 rng(17);

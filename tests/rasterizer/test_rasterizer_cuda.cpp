@@ -209,6 +209,60 @@ TEST(RasterizerCuda, SkippingTheZeroAlphaTermDivisionKeepsTheBits) {
   }
 }
 
+// Tiles denser than BackwardSettings::depth_chunk are blended backward by several blocks, each replaying the
+// fragments behind its chunk: the records keep their bits for any chunk length (with an alpha loss and a white
+// background, the 12-float records and strips of tile rows too); the atomic modes agree within their rounding.
+TEST(RasterizerCuda, DepthChunksKeepTheBits) {
+  TG_REQUIRE_CUDA();
+  const int width = 320, height = 240;
+  auto host = test::dense_scene(test::scaled(50000), 2, width, 61);
+  const Gaussians g = test::to_gaussians(host, Device::Cuda);
+  Rasterizer r(Device::Cuda);
+  RasterSettings rs;
+  for (float& c : rs.background) c = 1.0f;
+  const auto fwd = r.forward(g.view(), test::test_camera(width, height), rs);
+  // 300 tiles: most hold more instances than the shorter chunks below, at every test scale.
+  ASSERT_GT(fwd.instances(), 300u * 100u) << "tiles must hold more instances than the chunks";
+  const std::size_t pixels = std::size_t(width) * height;
+  const auto dl = Buffer<float>::from(test::random_floats(pixels * 3, 21), Device::Cuda);
+  const auto da = Buffer<float>::from(test::random_floats(pixels, 22), Device::Cuda);
+  auto run = [&](Accumulation mode, std::uint32_t chunk, bool wide, std::size_t record_limit = 0) {
+    BackwardSettings bs{mode, wide};
+    bs.depth_chunk = chunk;
+    bs.max_record_bytes = record_limit;
+    return r.backward(fwd, g.view(), dl.view(), da.view(), {}, bs);
+  };
+  auto groups = [](const Gradients& x) {
+    return std::vector<std::pair<const char*, const Buffer<float>*>>{
+        {"means", &x.means}, {"log_scales", &x.log_scales}, {"quats", &x.quats},
+        {"opacity_logits", &x.opacity_logits}, {"sh", &x.sh}, {"mean2d", &x.mean2d}};
+  };
+  for (Accumulation mode : kAllAccumulations) {
+    for (bool wide : {false, true}) {
+      const Gradients whole = run(mode, 0, wide);
+      for (std::uint32_t chunk : {1u, 37u, 300u, 4096u}) {
+        SCOPED_TRACE(::testing::Message() << to_string(mode) << (wide ? " 12" : " 9") << " floats, chunk " << chunk);
+        const Gradients split = run(mode, chunk, wide);
+        const auto a = groups(split), b = groups(whole);
+        for (std::size_t k = 0; k < a.size(); ++k) {
+          if (is_deterministic(mode)) {
+            EXPECT_TRUE(test::bitwise_equal(a[k].second->to_vector(), b[k].second->to_vector())) << a[k].first;
+          } else {
+            EXPECT_LT(agreement(a[k].second->to_vector(), b[k].second->to_vector()).relative_l2, 1e-5) << a[k].first;
+          }
+        }
+        if (mode == Accumulation::Owned && wide) {
+          EXPECT_TRUE(test::bitwise_equal(split.mean2d_abs.to_vector(), whole.mean2d_abs.to_vector()));
+        }
+      }
+    }
+  }
+  // Strips of tile rows (one per row) with and without chunks: the same bits.
+  const Gradients strips = run(Accumulation::Owned, 0, false, 1), both = run(Accumulation::Owned, 37, false, 1);
+  for (auto [a, b] : {std::pair{&strips.means, &both.means}, {&strips.sh, &both.sh}, {&strips.quats, &both.quats}})
+    EXPECT_TRUE(test::bitwise_equal(a->to_vector(), b->to_vector()));
+}
+
 TEST(RasterizerCuda, OwnedInStripsOfTileRowsBoundsTheRecords) {
   TG_REQUIRE_CUDA();
   // Large splats (tens of tiles each) so that the instance records, not the parameter gradients, set the

@@ -100,6 +100,7 @@ RasterBenchResult run_raster_benchmark(const std::string& workload, const raster
   auto settings_of = [&](Accumulation mode) {
     raster::BackwardSettings b{mode};
     if (mode == Accumulation::Owned) b.max_record_bytes = cfg.max_record_bytes;
+    b.depth_chunk = cfg.depth_chunk;
     return b;
   };
 
@@ -216,7 +217,8 @@ nlohmann::json raster_results_to_json(const RasterBenchConfig& cfg, const std::v
   j["config"] = {{"warmup", cfg.warmup},
                  {"reps", cfg.reps},
                  {"antialiased", cfg.settings.antialiased},
-                 {"max_record_bytes", cfg.max_record_bytes}};
+                 {"max_record_bytes", cfg.max_record_bytes},
+                 {"depth_chunk", cfg.depth_chunk}};
   for (const auto& r : results) {
     if (!r.error.empty()) {
       j["results"].push_back({{"workload", r.workload},

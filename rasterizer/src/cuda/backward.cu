@@ -3,9 +3,11 @@
 // Memory: the per-instance records of Owned and SortReduce are freed once reduced to grad2d, before the
 // parameter gradients are allocated, so the peak holds the larger of the two, not both. Owned under a record
 // limit (BackwardSettings::max_record_bytes) runs blend backward and reduction per strip of tile rows
-// (record_strips.h), so only the largest strip's records exist.
+// (record_strips.h), so only the largest strip's records exist. Tiles denser than BackwardSettings::depth_chunk
+// instances are blended backward by several blocks, one per chunk of their depth list (depth_chunks.h).
 #include "cuda/blend_backward.h"
 #include "cuda/common.cuh"
+#include "cuda/depth_chunks.h"
 #include "cuda/drivers.h"
 #include "cuda/project_backward.h"
 #include "cuda/record_strips.h"
@@ -61,7 +63,8 @@ Gradients backward(const GaussiansView& g, const DeviceState& s, const LossGradi
                          dl.depth,
                          grad2d,
                          partial_buffer.data(),
-                         0};
+                         0,
+                         {}};
     for (int k = 0; k < strips.count(); ++k) {
       const int row_begin = strips.rows[k], row_end = strips.rows[k + 1];
       const std::size_t strip_instances = strips.instances_of(k);
@@ -71,8 +74,12 @@ Gradients backward(const GaussiansView& g, const DeviceState& s, const LossGradi
         strip_offsets(s, row_begin, row_end, strip_offsets_buffer, ws);
         ba.offsets = strip_offsets_buffer;
       }
-      if (strip_instances > 0)
-        launch_blend_backward(accumulation, width, ba, (row_end - row_begin) * grid.tiles_x, strip_instances);
+      const int strip_tiles = (row_end - row_begin) * grid.tiles_x;
+      if (strip_instances > 0) {
+        ba.chunks = plan_depth_chunks(s.tile_start.data(), ba.tile_order, strip_tiles, strip_instances,
+                                      settings.depth_chunk, ws);
+        launch_blend_backward(accumulation, width, ba, strip_tiles, strip_instances);
+      }
       clock.mark();
 
       if (records && strip_instances > 0) {

@@ -8,8 +8,11 @@
 //   Owned           - the warp sums, the block combines its warps in a fixed order and writes ONE record per
 //                     instance into the instance's own slot: no atomics; the per-Gaussian sum over the
 //                     Gaussian's contiguous slots is the AD layer's exact segmented sum.
+#include <climits>
+
 #include "cuda/blend_backward.h"
 #include "cuda/common.cuh"
+#include "cuda/depth_chunks.h"
 #include "tilegrad/ad/cuda/warp_reduce_scatter.cuh"
 #include "tilegrad/rasterizer/element/blend.h"
 
@@ -35,6 +38,12 @@ struct alignas(16) StagedSplat {
 __device__ inline StagedSplat stage_splat(const float* r) {
   return {make_float4(r[kU], r[kV], r[kA], r[kB]), make_float4(r[kC], r[kOpacity], r[kRed], r[kGreen]),
           make_float2(r[kBlue], r[kDepth])};
+}
+__device__ inline Splat<float> splat_of(const StagedSplat& st) {
+  return {st.uvab.x, st.uvab.y, st.uvab.z, st.uvab.w, st.co_rg.x, st.co_rg.y};
+}
+__device__ inline Vec4<float> colour_depth_of(const StagedSplat& st) {
+  return {{st.co_rg.z, st.co_rg.w, st.b_depth.x, st.b_depth.y}};
 }
 
 // The slot of visible Gaussian v's instance in tile `tile`: its offset plus the tile's row-major index in the
@@ -70,7 +79,10 @@ __global__ void __launch_bounds__(kTilePixels / PARTS, MIN_BLOCKS) blend_backwar
   __shared__ float s_partial[kRecords ? kBatch * kWarps * W : 1];
   __shared__ std::uint32_t s_warp_max[kWarps];
 
-  const TileBand<PARTS> band(a.grid, a.tile_order);
+  // This block's tile (and band) and depth chunk: instances [chunk_begin, chunk_end) of the tile's list.
+  const ChunkOfBlock work = a.chunks.of(blockIdx.x / PARTS);
+  if (!work.valid) return;  // the launch is sized by a bound on the chunks (uniform over the block)
+  const TileBand<PARTS> band(a.grid, int(a.tile_order[work.position]), int(blockIdx.x) % PARTS);
   const int lane = threadIdx.x % cuda::kWarpSize, warp = threadIdx.x / cuda::kWarpSize;
   const int x = band.x, y = band.y;
   const bool inside = x < a.grid.width && y < a.grid.height;
@@ -84,10 +96,12 @@ __global__ void __launch_bounds__(kTilePixels / PARTS, MIN_BLOCKS) blend_backwar
   std::uint32_t tile_count = 0;
   for (int w = 0; w < kWarps; ++w) tile_count = max(tile_count, s_warp_max[w]);
   const std::uint32_t used_end = start + tile_count;
+  const std::uint32_t chunk_begin = a.chunks.length ? start + work.chunk * a.chunks.length : start;
+  const std::uint32_t chunk_end = a.chunks.length ? min(end, chunk_begin + a.chunks.length) : end;
 
   if constexpr (kRecords) {
     // Instances no pixel of the band reached still own a record: it must hold zeros.
-    for (std::uint32_t e = used_end + threadIdx.x; e < end; e += kThreads) {
+    for (std::uint32_t e = max(used_end, chunk_begin) + threadIdx.x; e < chunk_end; e += kThreads) {
       float* row = a.partial + std::size_t(record_row<MODE>(a, e, a.sorted_visible[e], band)) * W;
 #pragma unroll
       for (int c = 0; c < W; ++c) row[c] = 0.0f;
@@ -114,19 +128,37 @@ __global__ void __launch_bounds__(kTilePixels / PARTS, MIN_BLOCKS) blend_backwar
   const cuda::LaneSlot slot = cuda::reduce_scatter_slot<kGroup * W>(lane);
   const int slot_j = slot.index / W;
   const int slot_partial = (slot_j * kWarps + warp) * W + slot.index % W;
-  for (std::uint32_t batch_end = used_end; batch_end > start;) {
-    const std::uint32_t batch_begin = batch_end - start > kBatch ? batch_end - kBatch : start;
-    const int count = int(batch_end - batch_begin);
+  // Stages entries [batch_begin, batch_end) back to front: s_*[t] holds entry batch_end - 1 - t.
+  // full: also the records' slots and visible indices (the chunk's own instances).
+  auto stage = [&](std::uint32_t batch_begin, std::uint32_t batch_end, bool full) {
     __syncthreads();
-    for (int t = threadIdx.x; t < count; t += kThreads) {  // s_*[t] holds entry batch_end - 1 - t: back to front
+    for (int t = threadIdx.x; t < int(batch_end - batch_begin); t += kThreads) {
       const std::uint32_t e = batch_end - 1 - t;
       const std::uint32_t visible = a.sorted_visible[e];
-      const float* r = a.proj + std::size_t(visible) * kProjWidth;
-      s_splat[t] = stage_splat(r);
-      if constexpr (kRecords) s_slot[t] = record_row<MODE>(a, e, visible, band);
-      s_visible[t] = visible;
+      s_splat[t] = stage_splat(a.proj + std::size_t(visible) * kProjWidth);
+      if (full) {
+        if constexpr (kRecords) s_slot[t] = record_row<MODE>(a, e, visible, band);
+        s_visible[t] = visible;
+      }
     }
     __syncthreads();
+  };
+  // A later chunk of the tile's list: replay the fragments behind this chunk, state only (sweep_past).
+  for (std::uint32_t batch_end = used_end; batch_end > chunk_end;) {
+    const std::uint32_t batch_begin = batch_end - chunk_end > kBatch ? batch_end - kBatch : chunk_end;
+    const int count = int(batch_end - batch_begin);
+    stage(batch_begin, batch_end, false);
+    const int j_first = int(batch_end - start) - int(my_count);
+    for (int j = max(j_first, 0); j < count; ++j) {
+      const StagedSplat st = s_splat[j];
+      sweep_past(sweep, splat_of(st), colour_depth_of(st), a.thresholds);
+    }
+    batch_end = batch_begin;
+  }
+  for (std::uint32_t batch_end = min(used_end, chunk_end); batch_end > chunk_begin;) {
+    const std::uint32_t batch_begin = batch_end - chunk_begin > kBatch ? batch_end - kBatch : chunk_begin;
+    const int count = int(batch_end - batch_begin);
+    stage(batch_begin, batch_end, true);
     // This pixel's contributors are the staged instances j >= j_first (entry batch_end - 1 - j within them).
     const int j_first = int(batch_end - start) - int(my_count);
     for (int j0 = 0; j0 < count; j0 += kGroup) {
@@ -139,9 +171,7 @@ __global__ void __launch_bounds__(kTilePixels / PARTS, MIN_BLOCKS) blend_backwar
         const int j = j0 + q;
         if (j < count && j >= j_first) {
           const StagedSplat st = s_splat[j];
-          const Splat<float> splat{st.uvab.x, st.uvab.y, st.uvab.z, st.uvab.w, st.co_rg.x, st.co_rg.y};
-          const Vec4<float> cd{{st.co_rg.z, st.co_rg.w, st.b_depth.x, st.b_depth.y}};
-          active |= unsigned(fragment_backward<W>(sweep, splat, cd, a.thresholds, v + q * W));
+          active |= unsigned(fragment_backward<W>(sweep, splat_of(st), colour_depth_of(st), a.thresholds, v + q * W));
         }
       }
       if constexpr (MODE == Accumulation::Atomic) {
@@ -182,8 +212,10 @@ __global__ void __launch_bounds__(kTilePixels / PARTS, MIN_BLOCKS) blend_backwar
 }
 
 template <int W, int PARTS, int MIN_BLOCKS>
-void launch_width(Accumulation mode, const BlendBackwardArgs& args, int tiles) {
-  const int blocks = tiles * PARTS, threads = kTilePixels / PARTS;
+void launch_width(Accumulation mode, const BlendBackwardArgs& args, int tiles, std::size_t instances) {
+  const std::size_t units = args.chunks.launch_units(tiles, instances);
+  TG_ASSERT(units * PARTS <= std::size_t(INT_MAX), "blend backward: too many blocks: ", units * PARTS);
+  const int blocks = int(units) * PARTS, threads = kTilePixels / PARTS;
   switch (mode) {
     case Accumulation::Atomic:
       blend_backward_kernel<Accumulation::Atomic, W, PARTS, MIN_BLOCKS><<<blocks, threads>>>(args);
@@ -230,9 +262,9 @@ void launch_blend_backward(Accumulation mode, int width, const BlendBackwardArgs
     auto run = [&](auto min_blocks) {
       constexpr int M = decltype(min_blocks)::value;
       if (width == kGrad2dWidth) {
-        launch_width<kGrad2dWidth, P, M>(mode, args, tiles);
+        launch_width<kGrad2dWidth, P, M>(mode, args, tiles, instances);
       } else {
-        launch_width<kGrad2dCoreWidth, P, M>(mode, args, tiles);
+        launch_width<kGrad2dCoreWidth, P, M>(mode, args, tiles, instances);
       }
     };
     if (sparse) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "cuda/contributors.cuh"
+#include "cuda/depth_chunks.h"
 #include "tilegrad/ad/accumulation.h"
 #include "tilegrad/rasterizer/element/tiles.h"
 #include "tilegrad/rasterizer/settings.h"
@@ -25,12 +26,14 @@ struct BlendBackwardArgs {
   // Owned: the first tile row of the launch's band (record_strips.h). The slots (offsets) count each Gaussian's
   // tiles from that row on; 0 with the forward's offsets when the whole image is one band.
   int row_begin;
+  // The blocks' depth chunks over the launch's tiles (depth_chunks.h); default: one block per tile.
+  DepthChunks chunks;
 };
 
 // Owned and SortReduce both produce per-instance records (SortReduce then sorts them by visible index).
 // width: 9 (mean2d, conic, opacity, colour) or 12 (plus depth and |dL/dmean2d|); records and grad2d rows use it.
 // tiles: how many tiles of args.tile_order to run; instances: theirs (the launch shape depends on the instances
-// per tile).
+// per tile, and args.chunks' block count is bounded by them).
 void launch_blend_backward(Accumulation mode, int width, const BlendBackwardArgs& args, int tiles,
                            std::size_t instances);
 

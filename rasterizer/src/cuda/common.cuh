@@ -43,8 +43,10 @@ struct TileBand {
   static constexpr int kThreads = kTilePixels / PARTS;
   int tile, part, x, y;
   __device__ TileBand(const TileGrid& grid, const std::uint32_t* order)
-      : tile(int(order[blockIdx.x / PARTS])),
-        part(int(blockIdx.x) % PARTS),
+      : TileBand(grid, int(order[blockIdx.x / PARTS]), int(blockIdx.x) % PARTS) {}
+  __device__ TileBand(const TileGrid& grid, int tile_id, int part_index)
+      : tile(tile_id),
+        part(part_index),
         x((tile % grid.tiles_x) * kTileSize + int(threadIdx.x) % kTileSize),
         y((tile / grid.tiles_x) * kTileSize + part * (kTileSize / PARTS) + int(threadIdx.x) / kTileSize) {}
 };

@@ -19,6 +19,9 @@ enum class Slot : std::size_t {
   StripKeys,
   StripKeysSorted,
   StripSortTemp,
+  ChunkFirst,        // depth chunks of the blend backward: first chunk of each tile, scan scratch, units' table
+  ChunkScan,
+  ChunkUnits,
 };
 
 }  // namespace tilegrad::raster::cuda_backend

@@ -56,6 +56,11 @@ struct BackwardSettings {
   // sum per strip, added in strip order: reproducible for a given limit, equal to the one-pass sum within
   // rounding. The CPU reference ignores it.
   std::size_t max_record_bytes = 0;
+  // CUDA: the most instances of one tile's depth list that one block of the blend backward takes. A denser tile
+  // is split into chunks of this many instances, one block each, and each block first replays the fragments
+  // behind its chunk (their transmittance and colour only, no derivatives): the densest tiles no longer run alone
+  // at the end of the kernel. Every value gives the same bits; 0 runs whole tiles. The CPU reference ignores it.
+  std::uint32_t depth_chunk = 4096;
 };
 
 }  // namespace tilegrad::raster

@@ -24,6 +24,7 @@ struct RasterBenchConfig {
   std::vector<Accumulation> modes = {kAllAccumulations.begin(), kAllAccumulations.end()};
   raster::RasterSettings settings;  // settings.binning: the instance sort measured
   std::size_t max_record_bytes = 0;  // Owned's record limit (BackwardSettings::max_record_bytes); 0: none
+  std::uint32_t depth_chunk = raster::BackwardSettings{}.depth_chunk;  // BackwardSettings::depth_chunk, every mode
   // Non-empty: each workload's image and Owned gradients are also written there as raw floats (outputs_file).
   std::string dump_dir;
 };

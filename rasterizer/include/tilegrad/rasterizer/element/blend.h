@@ -143,6 +143,31 @@ TG_HD void fragment_vjp_dual(const Splat<T>& s, T px, T py, const Thresholds& th
   }
 }
 
+// The sweep's two state updates at a used fragment (alpha, 1 - alpha), shared by fragment_backward and
+// sweep_past so that both move the state by the same operations: the transmittance in front of the fragment,
+// then the colour and depth composited behind what lies in front of it.
+template <class T>
+TG_HD TG_INLINE void step_transmittance(ReverseSweep<T>& p, T one_minus) {
+  p.trans = p.trans / one_minus;
+}
+template <class T>
+TG_HD TG_INLINE void step_behind(ReverseSweep<T>& p, T alpha, T one_minus, const Vec4<T>& cd) {
+  TG_UNROLL for (int c = 0; c < 4; ++c) p.behind[c] = alpha * cd[c] + one_minus * p.behind[c];
+}
+
+// Moves the sweep in front of one fragment without its derivatives: the state fragment_backward leaves, the
+// same bits. A backend that starts a pixel's sweep part-way through its depth list (depth chunks of a dense
+// tile) replays the fragments behind the chunk so. Returns whether the fragment is used at this pixel.
+template <class T>
+TG_HD bool sweep_past(ReverseSweep<T>& p, const Splat<T>& s, const Vec4<T>& cd, const Thresholds& th) {
+  const Fragment<T> f = fragment_at(s, p.px, p.py, th);
+  if (!f.used) return false;
+  const T one_minus = T(1) - f.alpha;
+  step_transmittance(p, one_minus);
+  step_behind(p, f.alpha, one_minus, cd);
+  return true;
+}
+
 // The backward of one fragment, back to front: writes (not adds) its gradient record, all of the first W
 // components (kGrad2dCoreWidth or kGrad2dWidth), and moves the sweep in front of it. Returns false, touching
 // nothing, when the fragment is not used at this pixel.
@@ -154,7 +179,7 @@ TG_HD bool fragment_backward(ReverseSweep<T>& p, const Splat<T>& s, const Vec4<T
   const Fragment<T> f = fragment_at(s, p.px, p.py, th);
   if (!f.used) return false;
   const T one_minus = T(1) - f.alpha;
-  p.trans = p.trans / one_minus;
+  step_transmittance(p, one_minus);
   const T weight = f.alpha * p.trans;
   T d_alpha = T(0);
   TG_UNROLL for (int c = 0; c < 3; ++c) {
@@ -167,7 +192,7 @@ TG_HD bool fragment_backward(ReverseSweep<T>& p, const Splat<T>& s, const Vec4<T
   // the quotient's bits: the same signed zero for 1 - alpha > 0, NaN where 1 - alpha is 0 or NaN.
   const T outside = p.outside_zero ? p.outside * p.trans : p.outside / one_minus;
   d_alpha = d_alpha * p.trans + outside;
-  TG_UNROLL for (int c = 0; c < 4; ++c) p.behind[c] = f.alpha * cd[c] + one_minus * p.behind[c];
+  step_behind(p, f.alpha, one_minus, cd);
 #if TILEGRAD_FRAGMENT_VJP_DUAL
   // Measurement build (docs/PERFORMANCE.md): the generated derivatives in the backends' inner loops.
   fragment_vjp_dual<kExtra>(s, p.px, p.py, th, d_alpha, record);
