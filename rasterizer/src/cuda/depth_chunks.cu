@@ -41,8 +41,8 @@ DepthChunks plan_depth_chunks(const U32* tile_start, const U32* tile_order, int 
   if (length == 0 || tiles == 0) return d;
   d.length = length;
   U32* first = ws.slot<U32>(Slot::ChunkFirst, std::size_t(tiles) + 1);
-  const auto chunks =
-      thrust::make_transform_iterator(thrust::counting_iterator<U32>(0), ChunksAt{tile_start, tile_order, tiles, length});
+  const auto chunks = thrust::make_transform_iterator(thrust::counting_iterator<U32>(0),
+                                                      ChunksAt{tile_start, tile_order, tiles, length});
   cuda::run_cub(
       [&](void* temp, std::size_t& bytes) {
         return cub::DeviceScan::ExclusiveSum(temp, bytes, chunks, first, tiles + 1);
