@@ -115,12 +115,8 @@ TEST(Blend, ReverseSweepIsTheDerivativeOfThePixelForward) {
   EXPECT_GT(checked, 3000);
 }
 
-// With no loss on alpha and a black background the sweep's alpha term (dL/dalpha_out - dL/dbackground) t_final
-// is a signed zero, and fragment_backward skips its division by 1 - alpha. Skipped or not (a backend clears
-// outside_zero for a whole warp when one of its pixels has a non-zero term), the records and the sweep keep the
-// same bits; and a used fragment writes every entry of its record, clamped ones included.
 // sweep_past (a depth chunk's replay of the fragments behind it) leaves the sweep in the state fragment_backward
-// leaves, bit for bit, used fragments or not, on sweeps with and without the alpha/background term.
+// leaves, bit for bit, whether the fragment is used at the pixel or not.
 TEST(Blend, SweepPastMovesTheSweepAsTheBackwardDoes) {
   constexpr int K = 16;
   std::mt19937_64 rng(23);
@@ -148,6 +144,10 @@ TEST(Blend, SweepPastMovesTheSweepAsTheBackwardDoes) {
   EXPECT_GT(unused, 100);
 }
 
+// With no loss on alpha and a black background the sweep's alpha term (dL/dalpha_out - dL/dbackground) t_final
+// is a signed zero, and fragment_backward skips its division by 1 - alpha. Skipped or not (a backend clears
+// outside_zero for a whole warp when one of its pixels has a non-zero term), the records and the sweep keep the
+// same bits; and a used fragment writes every entry of its record, clamped ones included.
 TEST(Blend, ZeroAlphaTermSkipsItsDivisionWithTheSameBits) {
   constexpr int K = 12;
   std::mt19937_64 rng(17);
