@@ -19,6 +19,14 @@ raster::Splat<T> random_splat(std::mt19937_64& rng) {
           T(-rho * sx * sy / det), T(sx * sx / det), T(solid ? 0.995 + 0.004 * unit(rng) : 0.05 + 0.9 * unit(rng))};
 }
 
+// A fragment's colour (each channel in [0, 1]) and depth (in [2, 5]).
+template <class T>
+Vec4<T> random_colour_depth(std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const double r = unit(rng), g = unit(rng), b = unit(rng);
+  return {{T(r), T(g), T(b), T(2.0 + 3.0 * unit(rng))}};
+}
+
 // The scale of the terms of each record entry: rounding errors are relative to it, not to the (possibly
 // cancelling) result.
 template <class T>

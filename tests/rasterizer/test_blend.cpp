@@ -72,7 +72,7 @@ TEST(Blend, ReverseSweepIsTheDerivativeOfThePixelForward) {
     Vec4<double> cd[K];
     for (int i = 0; i < K; ++i) {
       s[i] = test::random_splat<double>(rng);
-      cd[i] = {{unit(rng), unit(rng), unit(rng), 2.0 + 3.0 * unit(rng)}};
+      cd[i] = test::random_colour_depth<double>(rng);
     }
     const double w_rgb[3] = {u(rng), u(rng), u(rng)}, w_alpha = u(rng), w_depth = 0.1 * u(rng);
 
@@ -130,7 +130,7 @@ TEST(Blend, SweepPastMovesTheSweepAsTheBackwardDoes) {
     ReverseSweep<float> replay = full;
     for (int i = 0; i < K; ++i) {
       const Splat<float> s = test::random_splat<float>(rng);
-      const Vec4<float> cd{{unit(rng), unit(rng), unit(rng), 2.0f + 3.0f * unit(rng)}};
+      const Vec4<float> cd = test::random_colour_depth<float>(rng);
       float record[kGrad2dWidth];
       const bool a = fragment_backward<kGrad2dWidth>(full, s, cd, th, record);
       const bool b = sweep_past(replay, s, cd, th);
@@ -165,7 +165,7 @@ TEST(Blend, ZeroAlphaTermSkipsItsDivisionWithTheSameBits) {
     divide.outside_zero = false;
     for (int i = 0; i < K; ++i) {
       const Splat<float> s = test::random_splat<float>(rng);
-      const Vec4<float> cd{{unit(rng), unit(rng), unit(rng), 2.0f + 3.0f * unit(rng)}};
+      const Vec4<float> cd = test::random_colour_depth<float>(rng);
       float a[kGrad2dWidth], b[kGrad2dWidth];
       std::fill_n(a, kGrad2dWidth, std::nanf(""));
       std::fill_n(b, kGrad2dWidth, std::nanf(""));
