@@ -148,7 +148,9 @@ TEST(AccumulateCuda, OverwriteMatchesTheCpuBackend) {
     std::uint32_t longest = 0;
     for (std::size_t p = 0; p + 1 < g.offsets.size(); ++p) longest = std::max(longest, g.offsets[p + 1] - g.offsets[p]);
     const auto cpu = test::accumulate_records(Accumulation::Owned, g.records, &g.offsets, {}, Device::Cpu);
-    for (std::uint32_t bound : {0u, longest}) {
+    // A bound below the longest segment (1, 32: the one-kernel path of short bounds; 100) is wrong, and must
+    // cost only time.
+    for (std::uint32_t bound : {0u, longest, 1u, 32u, 100u}) {
       AccumulateOptions o;
       o.overwrite = true;
       o.max_segment_rows = bound;

@@ -156,14 +156,20 @@ __device__ void tiny_component_sum(const Rows& rows, const Output& out, std::siz
 }
 
 // Segments of 1 to kTinyMax rows (0 to kTinyMax when overwriting), a thread per (segment, component).
+// long_too: no other launch follows (a caller's bound of at most kTinyMax rows), so a longer segment, which only a
+// wrong bound lets through, is summed here too: by its thread, reading its values twice (the same bits, slowly).
 __global__ void tiny_segments_kernel(Rows rows, const std::uint32_t* offsets, std::size_t num_segments,
-                                     Output out) {
+                                     bool long_too, Output out) {
   const std::size_t t = global_thread();
   const std::size_t s = t / rows.width;
   const int c = static_cast<int>(t % rows.width);
   if (s >= num_segments) return;
   const std::uint32_t begin = offsets[s], len = offsets[s + 1] - begin;
-  if (out.writes_tiny(len)) tiny_component_sum(rows, out, s, c, begin, len);
+  if (out.writes_tiny(len)) {
+    tiny_component_sum(rows, out, s, c, begin, len);
+  } else if (long_too && len > kTinyMax) {
+    out.write(s, c, exact::sum([&](std::uint32_t i) { return rows.at(begin + i, c); }, len));
+  }
 }
 
 // Segment s (rows [begin, end)) summed by one warp. Up to kRegs steps of rows the values stay in registers (one
@@ -530,16 +536,18 @@ void segmented_sum(const float* values, const std::uint32_t* perm, const std::ui
     const std::size_t per_window = num_segments / (std::size_t(cuda::sm_count()) * 8);
     const std::uint32_t window = std::uint32_t(std::clamp<std::size_t>(per_window, 1, kWindow));
     const bool few = window == 1;
+    const bool tiny_only = !few && max_rows <= kTinyMax;
     if (!few)
-      cuda::launch(tiny_segments_kernel, num_segments * width, kBlock, stream, rows, offsets, num_segments, out);
-    if (few || max_rows > kTinyMax) {
+      cuda::launch(tiny_segments_kernel, num_segments * width, kBlock, stream, rows, offsets, num_segments,
+                   tiny_only, out);
+    if (!tiny_only) {
       bounded_segments_kernel<<<(num_segments + window - 1) / window, few ? kShortBlock : kBoundedBlock, 0, stream>>>(
           rows, offsets, num_segments, window, few, out);
       TG_CUDA_CHECK_LAUNCH();
     }
     return;
   }
-  cuda::launch(tiny_segments_kernel, num_segments * width, kBlock, stream, rows, offsets, num_segments, out);
+  cuda::launch(tiny_segments_kernel, num_segments * width, kBlock, stream, rows, offsets, num_segments, false, out);
   run_plan(rows, offsets, num_segments, count, kTinyMax + 1, out, ws, stream);
 }
 
