@@ -1,7 +1,8 @@
-// CUDA blend backward: one block per tile band (see TileBand), one thread per pixel, back to front from the
-// band's last contributor (element/blend.h: the reverse sweep, fragment_backward). Each (pixel, instance) pair
-// yields a gradient record (element/record.h), which reaches the Gaussians (by visible index v: the forward state
-// is packed, see device_state.h) by one of three routes:
+// CUDA blend backward: one block per tile band (see TileBand), or per depth chunk of a dense tile's list
+// (depth_chunks.h), one thread per pixel, back to front from the band's last contributor (element/blend.h: the
+// reverse sweep, fragment_backward). Each (pixel, instance) pair yields a gradient record (element/record.h),
+// which reaches the Gaussians (by visible index v: the forward state is packed, see device_state.h) by one of
+// three routes:
 //   Atomic          - every pixel atomically adds its record to the Gaussian (the original 3DGS scheme);
 //   WarpAggregated  - the warp sums its pixels' records, one lane per component adds atomically (the gsplat
 //                     scheme);
