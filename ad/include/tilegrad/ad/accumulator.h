@@ -23,9 +23,8 @@ struct AccumulateOptions {
   bool check = true;
   // Owned / segmented_sum: an upper bound on the rows of any one segment, when the caller knows one (0: not
   // known). A short bound lets the CUDA backend sum every segment in one launch (a block per segment) instead
-  // of planning chunks over several; the bits are the same either way. A bound above the longest segment costs
-  // only time; one below it is a caller error that the CUDA backend does not detect when the bound is 32 rows or
-  // fewer and there are thousands of segments: the segments longer than 32 rows are then left out.
+  // of planning chunks over several; the bits are the same either way, and a wrong bound (above or below the
+  // longest segment) costs only time.
   std::uint32_t max_segment_rows = 0;
   // SortReduce / Owned / segmented_sum: write grad[p * width + c] = sum (plus 0, which turns a -0 into +0)
   // instead of adding to it, for every parameter p < num_params, those with no contribution included (they get
