@@ -38,7 +38,7 @@ ad::Problem make_problem(const Contributions& in, View<float> grad, Device devic
   if (need_ids || !in.ids.empty()) check_view(in.ids, count, device, "ids");
   if (need_offsets) check_view(in.offsets, num_params + 1, device, "offsets");
   return {in.ids.empty() ? nullptr : in.ids.data(), in.values.data(), need_offsets ? in.offsets.data() : nullptr,
-          count, num_params, in.width, grad.data(), options.check, options.max_segment_rows};
+          count, num_params, in.width, grad.data(), options.check, options.max_segment_rows, options.overwrite};
 }
 
 }  // namespace
@@ -49,8 +49,10 @@ void Accumulator::accumulate(Accumulation strategy, const Contributions& in, Vie
                              const AccumulateOptions& options) {
   const bool owned = strategy == Accumulation::Owned;
   const char* where = to_string(strategy);
+  TG_CHECK_ARG(!options.overwrite || owned || strategy == Accumulation::SortReduce, where,
+               ": overwrite needs a segmented-sum strategy (SortReduce or Owned); this one only adds");
   ad::Problem p = make_problem(in, grad, device(), owned, !owned, options, where);
-  if (p.count == 0 && !owned) return;
+  if (p.count == 0 && !owned && !p.overwrite) return;
   if (p.num_params == 0) {
     TG_CHECK_ARG(p.count == 0, where, ": ", p.count, " contributions but the gradient has no parameters");
     return;

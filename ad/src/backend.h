@@ -19,6 +19,7 @@ struct Problem {
   float* grad;
   bool check;
   std::uint32_t max_segment_rows;  // Owned: 0, or a bound on every segment's length (a hint)
+  bool overwrite;                  // SortReduce / Owned: grad[p] = sum + 0 for every p (AccumulateOptions)
 };
 
 // Bits of the error word the implementations report (0 = fine).

@@ -1,9 +1,11 @@
 // Inputs shared by the CPU and CUDA accumulation tests: contributions with a chosen contention pattern,
-// their float64 reference sums, and the owner-grouped (Owned) layout of the same records.
+// their float64 reference sums, the owner-grouped (Owned) layout of the same records, and segments and
+// gradients for the overwrite tests.
 #pragma once
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -131,6 +133,64 @@ inline std::vector<float> accumulate_records(Accumulation s, const Records& r, c
   Accumulator acc(device);
   acc.accumulate(s, in, g.view(), options);
   return g.to_vector();
+}
+
+// Segments for the overwrite tests: special ones first (empty, sums of -0, cancelling pairs, non-finite mixes,
+// short and long), then `random_segments` of random lengths (80% 0..32 rows, 18% 33..300, 2% 301..longest), which
+// on CUDA take every path: a thread per component, a warp, a block, and (longest past a multi chunk or the 2,048
+// rows of the bounded path) several chunks. Every component of a special row holds the pattern's value.
+inline Grouped overwrite_segments(std::size_t random_segments, std::uint32_t longest, int width, std::uint64_t seed) {
+  TG_CHECK_ARG(longest > 300, "overwrite_segments: longest ", longest, " must exceed 300 rows");
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<std::vector<float>> special = {
+      {}, {-0.0f}, {-0.0f, -0.0f}, {0.0f, -0.0f}, {}, {2.5f, -2.5f}, {1e-30f, -1e-30f, 0.0f},
+      {nan}, {inf}, {-inf}, {inf, -inf}, {1.0f, nan, 2.0f}, {inf, 3.0f, inf}, {}};
+  const auto pattern = [](std::size_t len, float a, float b) {
+    std::vector<float> v(len);
+    for (std::size_t i = 0; i < len; ++i) v[i] = i % 2 ? b : a;
+    return v;
+  };
+  for (std::size_t len : {40u, 700u, 1900u}) {  // a warp, a block (bounded) or chunks (planned) on CUDA
+    special.push_back(pattern(len, -0.0f, -0.0f));
+    special.push_back(pattern(len, 0.75f, -0.75f));
+    special.push_back(pattern(len, 1.0f, inf));
+    special.push_back(pattern(len, -inf, inf));
+    special.push_back(pattern(len, nan, 4.0f));
+  }
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::uint32_t> pick(0, 99), tiny(0, 32), middle(33, 300), longer(301, longest);
+  std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+  std::vector<std::uint32_t> lengths;
+  for (const auto& seg : special) lengths.push_back(std::uint32_t(seg.size()));
+  for (std::size_t p = 0; p < random_segments; ++p) {
+    const std::uint32_t k = pick(rng);
+    lengths.push_back(k < 80 ? tiny(rng) : k < 98 ? middle(rng) : longer(rng));
+  }
+  lengths.push_back(longest);
+  lengths.push_back(0);  // an empty last segment
+  Grouped g;
+  g.records.num_params = lengths.size();
+  g.records.width = width;
+  g.offsets = {0};
+  for (std::size_t p = 0; p < lengths.size(); ++p) {
+    g.offsets.push_back(g.offsets.back() + lengths[p]);
+    for (std::uint32_t i = 0; i < lengths[p]; ++i) {
+      g.records.ids.push_back(std::uint32_t(p));
+      for (int c = 0; c < width; ++c) g.records.values.push_back(p < special.size() ? special[p][i] : val(rng));
+    }
+  }
+  return g;
+}
+
+// What overwrite must not read: NaN, infinities, -0 and random values.
+inline std::vector<float> garbage(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> val(-1e3f, 1e3f);
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), -0.0f,
+                            -std::numeric_limits<float>::infinity()};
+  std::vector<float> g(n);
+  for (std::size_t i = 0; i < n; ++i) g[i] = i % 3 == 0 ? specials[(i / 3) % 4] : val(rng);
+  return g;
 }
 
 }  // namespace tilegrad::test

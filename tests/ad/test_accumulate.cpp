@@ -1,9 +1,10 @@
 // Accumulation strategies on every backend: agreement with float64, exactness of the deterministic sum, bitwise
-// repetition and order independence, adding into the gradient, and error handling.
+// repetition and order independence, adding into the gradient, overwriting it, and error handling.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "accumulate_fixtures.h"
 #include "backend_test.h"
@@ -165,6 +166,93 @@ TEST_P(Accumulate, NonFiniteValuesGiveOrderIndependentResults) {
       EXPECT_TRUE(std::isnan(got[1]));
       EXPECT_TRUE(std::isnan(got[2]));
     }
+  }
+}
+
+TEST_P(Accumulate, OverwriteGivesTheBitsOfAddingIntoZeros) {
+  // Few segments, many segments (CUDA: a block per segment, or windows of them with the bound), and segments
+  // longer than the bounded path takes; with and without the bound. Owned and SortReduce (records shuffled).
+  struct Case {
+    std::size_t segments;
+    std::uint32_t longest;
+    int width;
+  };
+  for (Case cs : {Case{150, 2000, 1}, Case{150, 2000, 9}, Case{150, 2000, 32}, Case{test::scaled(6000), 2000, 9},
+                  Case{test::scaled(6000), 2000, 1}, Case{100, 6000, 1}, Case{100, 6000, 9}}) {
+    SCOPED_TRACE(::testing::Message() << cs.segments << " segments up to " << cs.longest << " rows, width "
+                                      << cs.width);
+    const test::Grouped g = test::overwrite_segments(cs.segments, cs.longest, cs.width, 100 + cs.width);
+    const std::size_t n = g.records.num_params * cs.width;
+    AccumulateOptions overwrite;
+    overwrite.overwrite = true;
+    for (std::uint32_t bound : {0u, cs.longest}) {
+      SCOPED_TRACE(::testing::Message() << "bound " << bound);
+      AccumulateOptions add;
+      add.max_segment_rows = overwrite.max_segment_rows = bound;
+      const auto added = run(Accumulation::Owned, g.records, &g.offsets, std::vector<float>(n, 0.0f), add);
+      EXPECT_TRUE(test::bitwise_equal(
+          run(Accumulation::Owned, g.records, &g.offsets, test::garbage(n, cs.segments + bound), overwrite), added));
+    }
+    const Records shuffled = test::permute(g.records, 7);
+    overwrite.max_segment_rows = 0;
+    const auto added = run(Accumulation::SortReduce, shuffled, nullptr, std::vector<float>(n, 0.0f));
+    EXPECT_TRUE(
+        test::bitwise_equal(run(Accumulation::SortReduce, shuffled, nullptr, test::garbage(n, 3), overwrite), added));
+  }
+}
+
+TEST_P(Accumulate, OverwriteOfEmptyInputWritesPositiveZeros) {
+  Records r;
+  r.num_params = 4;
+  r.width = 3;
+  const std::vector<float> start = test::garbage(12, 5);
+  const std::vector<std::uint32_t> offsets(5, 0);
+  AccumulateOptions o;
+  o.overwrite = true;
+  const std::vector<float> zeros(12, 0.0f);
+  EXPECT_TRUE(test::bitwise_equal(run(Accumulation::Owned, r, &offsets, start, o), zeros));
+  EXPECT_TRUE(test::bitwise_equal(run(Accumulation::SortReduce, r, nullptr, start, o), zeros));
+  // Through segmented_sum, the entry point of producers that lay out their records themselves.
+  auto values = Buffer<float>::zeros(0, device());
+  auto off = Buffer<std::uint32_t>::from(offsets, device());
+  auto g = Buffer<float>::from(start, device());
+  Accumulator acc(device());
+  acc.segmented_sum(values.view(), 3, off.view(), g.view(), o);
+  EXPECT_TRUE(test::bitwise_equal(g.to_vector(), zeros));
+}
+
+TEST_P(Accumulate, OverwriteThroughSegmentedSumStoresEveryRow) {
+  const test::Grouped g = test::overwrite_segments(40, 400, 4, 8);
+  const std::size_t n = g.records.num_params * 4;
+  auto values = Buffer<float>::from(g.records.values, device());
+  auto off = Buffer<std::uint32_t>::from(g.offsets, device());
+  auto added = Buffer<float>::zeros(n, device());
+  auto stored = Buffer<float>::from(test::garbage(n, 9), device());
+  Accumulator acc(device());
+  acc.segmented_sum(values.view(), 4, off.view(), added.view());
+  AccumulateOptions o;
+  o.overwrite = true;
+  acc.segmented_sum(values.view(), 4, off.view(), stored.view(), o);
+  EXPECT_TRUE(test::bitwise_equal(stored.to_vector(), added.to_vector()));
+}
+
+TEST_P(Accumulate, OverwriteIsRejectedByTheAddingStrategies) {
+  const Records r = test::make_records(100, 10, 10, 1, false, 1);
+  const std::vector<float> start(10, 1.0f);
+  AccumulateOptions o;
+  o.overwrite = true;
+  for (Accumulation s : {Accumulation::Atomic, Accumulation::WarpAggregated}) {
+    auto ids = Buffer<std::uint32_t>::from(r.ids, device());
+    auto values = Buffer<float>::from(r.values, device());
+    auto g = Buffer<float>::from(start, device());
+    Accumulator acc(device());
+    try {
+      acc.accumulate(s, Contributions{ids.view(), values.view(), 1, {}}, g.view(), o);
+      ADD_FAILURE() << to_string(s) << " accepted overwrite";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("overwrite"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(g.to_vector(), start) << to_string(s);
   }
 }
 

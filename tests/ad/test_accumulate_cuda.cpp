@@ -1,6 +1,6 @@
 // Accumulation on CUDA against the CPU backend (bitwise for the deterministic strategies), and what only the CUDA
-// backend has: the planned and the bounded paths of the segmented sum, buffers of the wrong device. (The
-// properties every backend has are test_accumulate.cpp's, run here on CUDA.)
+// backend has: the planned and the bounded paths of the segmented sum (adding and overwriting), buffers of the
+// wrong device. (The properties every backend has are test_accumulate.cpp's, run here on CUDA.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -126,6 +126,42 @@ TEST(AccumulateCuda, ABoundOverManySegmentsKeepsTheBits) {
     EXPECT_TRUE(
         test::bitwise_equal(test::accumulate_records(Accumulation::Owned, g, &offsets, {}, Device::Cuda, o), bounded))
         << "repeat";
+  }
+}
+
+TEST(AccumulateCuda, OverwriteMatchesTheCpuBackend) {
+  TG_REQUIRE_CUDA();
+  // Every size class of the CUDA sum (a thread per component, a warp, a block, chunks; few segments, windows of
+  // many, with and without a bound), stored over a gradient of garbage: the CPU backend's bits, adding into
+  // zeros (the GPU's arithmetic returns its canonical NaN, so NaNs compare as NaNs).
+  struct Case {
+    std::size_t segments;
+    std::uint32_t longest;
+    int width;
+  };
+  for (Case cs : {Case{150, 2000, 1}, Case{150, 2000, 12}, Case{test::scaled(20000), 2000, 9},
+                  Case{test::scaled(20000), 2000, 1}, Case{100, 6000, 9}}) {
+    SCOPED_TRACE(::testing::Message() << cs.segments << " segments up to " << cs.longest << " rows, width "
+                                      << cs.width);
+    const test::Grouped g = test::overwrite_segments(cs.segments, cs.longest, cs.width, 200 + cs.width);
+    const std::size_t n = g.records.num_params * cs.width;
+    std::uint32_t longest = 0;
+    for (std::size_t p = 0; p + 1 < g.offsets.size(); ++p) longest = std::max(longest, g.offsets[p + 1] - g.offsets[p]);
+    const auto cpu = test::accumulate_records(Accumulation::Owned, g.records, &g.offsets, {}, Device::Cpu);
+    // A bound below the longest segment (1, 32: the one-kernel path of short bounds; 100) is wrong, and must
+    // cost only time.
+    for (std::uint32_t bound : {0u, longest, 1u, 32u, 100u}) {
+      AccumulateOptions o;
+      o.overwrite = true;
+      o.max_segment_rows = bound;
+      const auto got = test::accumulate_records(Accumulation::Owned, g.records, &g.offsets, test::garbage(n, bound),
+                                                Device::Cuda, o);
+      ASSERT_EQ(got.size(), cpu.size());
+      std::size_t mismatches = 0;
+      for (std::size_t i = 0; i < cpu.size(); ++i)
+        mismatches += std::isnan(cpu[i]) ? !std::isnan(got[i]) : !test::bitwise_equal({got[i]}, {cpu[i]});
+      EXPECT_EQ(mismatches, 0u) << "bound " << bound;
+    }
   }
 }
 

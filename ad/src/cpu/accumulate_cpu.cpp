@@ -70,10 +70,16 @@ void segment_sums(const Problem& p, const std::uint32_t* offsets, const std::uin
 #pragma omp parallel for schedule(dynamic, 256) if (segments > kParallelMin)
   for (std::ptrdiff_t s = 0; s < segments; ++s) {
     const std::uint32_t begin = offsets[s], end = offsets[s + 1];
+    float* row = p.grad + static_cast<std::size_t>(s) * w;
+    if (p.overwrite) {  // + 0: the bits of adding into +0 (a -0 sum becomes +0); an empty segment writes +0
+      for (std::size_t c = 0; c < w; ++c)
+        row[c] = (begin == end ? 0.0f : exact_segment_sum(p.values, p.width, static_cast<int>(c), perm, begin, end)) +
+                 0.0f;
+      continue;
+    }
     if (begin == end) continue;
     for (std::size_t c = 0; c < w; ++c)
-      p.grad[static_cast<std::size_t>(s) * w + c] +=
-          exact_segment_sum(p.values, p.width, static_cast<int>(c), perm, begin, end);
+      row[c] += exact_segment_sum(p.values, p.width, static_cast<int>(c), perm, begin, end);
   }
 }
 

@@ -88,22 +88,26 @@ unsigned accumulate(Accumulation strategy, const Problem& p, Workspace& ws) {
       cuda::launch(warp_aggregated_kernel, p.count, kBlock, 0, p.ids, p.values, p.count, p.width, p.grad);
       break;
     case Accumulation::SortReduce: {
+      if (p.count == 0) {  // reached only when overwriting: every parameter's sum is +0
+        TG_CUDA_CHECK(cudaMemsetAsync(p.grad, 0, p.num_params * p.width * sizeof(float)));
+        break;
+      }
       std::uint32_t* offsets = ws.slot<std::uint32_t>(Slot::Offsets, p.num_params + 1);
       std::uint32_t* sorted = ws.slot<std::uint32_t>(Slot::SortPerm, p.count);
       if (p.width == 1) {  // the values themselves travel with the keys: no gather afterwards
         sort_records(p.ids, p.count, p.num_params, reinterpret_cast<const std::uint32_t*>(p.values), sorted,
                                 offsets, ws, 0);
         segmented_sum(reinterpret_cast<const float*>(sorted), nullptr, offsets, p.num_params, p.count, 1,
-                                 p.grad, ws, 0);
+                                 p.grad, ws, 0, 0, p.overwrite);
       } else {  // sort record indices, gather rows through the permutation
         sort_records(p.ids, p.count, p.num_params, nullptr, sorted, offsets, ws, 0);
-        segmented_sum(p.values, sorted, offsets, p.num_params, p.count, p.width, p.grad, ws, 0);
+        segmented_sum(p.values, sorted, offsets, p.num_params, p.count, p.width, p.grad, ws, 0, 0, p.overwrite);
       }
       break;
     }
     case Accumulation::Owned:
       segmented_sum(p.values, nullptr, p.offsets, p.num_params, p.count, p.width, p.grad, ws, 0,
-                               p.max_segment_rows);
+                               p.max_segment_rows, p.overwrite);
       break;
   }
   return 0;

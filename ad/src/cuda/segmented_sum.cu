@@ -124,11 +124,22 @@ struct Probe {
   }
 };
 
-// Where a segment's result goes: added to grad[s] ([segments, width]).
+// Where a segment's result goes: added to grad[s] ([segments, width]), or (overwrite) stored there as v + 0,
+// the bits of adding v into +0 (a -0 becomes +0, a NaN the GPU's canonical NaN), without reading grad.
+// Overwrite also stores +0 for empty segments (by the tiny path, which takes lengths 0 to kTinyMax), so every
+// row is written exactly once: longer segments are written once by their warp, block or multi-chunk combination
+// (the chunk partials go to workspace, never to grad).
 struct Output {
   float* grad;
   int width;
-  __device__ void write(std::size_t s, int c, float v) const { grad[s * width + c] += v; }
+  bool overwrite;
+  __device__ void write(std::size_t s, int c, float v) const {
+    float& dst = grad[s * width + c];
+    if (overwrite) dst = v + 0.0f;
+    else dst += v;
+  }
+  // Whether a segment of len rows has a tiny-path result to write (empty ones only when overwriting).
+  __device__ bool writes_tiny(std::uint32_t len) const { return len <= kTinyMax && (len >= 1 || overwrite); }
 };
 
 // Component c of segment s (len <= kTinyMax rows from begin) summed by one thread: the values are read once
@@ -144,15 +155,21 @@ __device__ void tiny_component_sum(const Rows& rows, const Output& out, std::siz
   out.write(s, c, exact::sum<kTinyMax>([&](std::uint32_t i) { return x[i]; }, len));
 }
 
-// Segments of 1 to kTinyMax rows, a thread per (segment, component).
+// Segments of 1 to kTinyMax rows (0 to kTinyMax when overwriting), a thread per (segment, component).
+// long_too: no other launch follows (a caller's bound of at most kTinyMax rows), so a longer segment, which only a
+// wrong bound lets through, is summed here too: by its thread, reading its values twice (the same bits, slowly).
 __global__ void tiny_segments_kernel(Rows rows, const std::uint32_t* offsets, std::size_t num_segments,
-                                     Output out) {
+                                     bool long_too, Output out) {
   const std::size_t t = global_thread();
   const std::size_t s = t / rows.width;
   const int c = static_cast<int>(t % rows.width);
   if (s >= num_segments) return;
   const std::uint32_t begin = offsets[s], len = offsets[s + 1] - begin;
-  if (len >= 1 && len <= kTinyMax) tiny_component_sum(rows, out, s, c, begin, len);
+  if (out.writes_tiny(len)) {
+    tiny_component_sum(rows, out, s, c, begin, len);
+  } else if (long_too && len > kTinyMax) {
+    out.write(s, c, exact::sum([&](std::uint32_t i) { return rows.at(begin + i, c); }, len));
+  }
 }
 
 // Segment s (rows [begin, end)) summed by one warp. Up to kRegs steps of rows the values stay in registers (one
@@ -276,7 +293,7 @@ __global__ void __launch_bounds__(kShortBlock) bounded_segments_kernel(Rows rows
     const std::size_t s = first + k / width;
     const int c = int(k % width);
     const std::uint32_t begin = offsets[s], len = offsets[s + 1] - begin;
-    if (len >= 1 && len <= kTinyMax) tiny_component_sum(rows, out, s, c, begin, len);
+    if (out.writes_tiny(len)) tiny_component_sum(rows, out, s, c, begin, len);
   }
   __syncthreads();
   for (unsigned i = warp; i < s_counts[0]; i += warps) {
@@ -503,28 +520,34 @@ void run_plan(const Rows& rows, const std::uint32_t* offsets, std::size_t num_se
 
 void segmented_sum(const float* values, const std::uint32_t* perm, const std::uint32_t* offsets,
                    std::size_t num_segments, std::size_t count, int width, float* grad, Workspace& ws,
-                   cudaStream_t stream, std::uint32_t max_rows) {
-  if (num_segments == 0 || count == 0) return;
+                   cudaStream_t stream, std::uint32_t max_rows, bool overwrite) {
+  if (num_segments == 0) return;
+  if (count == 0) {  // every segment empty: nothing to add, or +0 everywhere
+    if (overwrite) TG_CUDA_CHECK(cudaMemsetAsync(grad, 0, num_segments * width * sizeof(float), stream));
+    return;
+  }
   TG_ASSERT(num_segments < static_cast<std::size_t>(INT_MAX), "too many segments: ", num_segments);
   TG_ASSERT(width >= 1 && width <= cuda::kWarpSize, "segmented sum: row width ", width, " not in [1, 32]");
   const Rows rows{values, perm, width};
-  const Output out{grad, width};
+  const Output out{grad, width, overwrite};
   if (max_rows > 0 && max_rows <= kShortMax) {
     // Windows of segments when there are enough of them to fill the GPU several times over; otherwise a large
     // block per segment, which keeps the chain of loads of a long segment short.
     const std::size_t per_window = num_segments / (std::size_t(cuda::sm_count()) * 8);
     const std::uint32_t window = std::uint32_t(std::clamp<std::size_t>(per_window, 1, kWindow));
     const bool few = window == 1;
+    const bool tiny_only = !few && max_rows <= kTinyMax;
     if (!few)
-      cuda::launch(tiny_segments_kernel, num_segments * width, kBlock, stream, rows, offsets, num_segments, out);
-    if (few || max_rows > kTinyMax) {
+      cuda::launch(tiny_segments_kernel, num_segments * width, kBlock, stream, rows, offsets, num_segments,
+                   tiny_only, out);
+    if (!tiny_only) {
       bounded_segments_kernel<<<(num_segments + window - 1) / window, few ? kShortBlock : kBoundedBlock, 0, stream>>>(
           rows, offsets, num_segments, window, few, out);
       TG_CUDA_CHECK_LAUNCH();
     }
     return;
   }
-  cuda::launch(tiny_segments_kernel, num_segments * width, kBlock, stream, rows, offsets, num_segments, out);
+  cuda::launch(tiny_segments_kernel, num_segments * width, kBlock, stream, rows, offsets, num_segments, false, out);
   run_plan(rows, offsets, num_segments, count, kTinyMax + 1, out, ws, stream);
 }
 

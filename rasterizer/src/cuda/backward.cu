@@ -30,7 +30,6 @@ Gradients backward(const GaussiansView& g, const DeviceState& s, const LossGradi
   // this call (a workspace slot would keep a quarter more for growth, and hold it between calls).
   Buffer<float> grad2d_buffer(visible * width, Device::Cuda);
   float* grad2d = grad2d_buffer.data();
-  if (visible > 0) TG_CUDA_CHECK(cudaMemsetAsync(grad2d, 0, visible * width * sizeof(float)));
   const std::size_t pixels = std::size_t(grid.width) * grid.height;
   const std::size_t record_bytes = s.instances * std::size_t(width) * sizeof(float);
   const bool striped = accumulation == Accumulation::Owned && settings.max_record_bytes > 0 &&
@@ -38,6 +37,11 @@ Gradients backward(const GaussiansView& g, const DeviceState& s, const LossGradi
   const RecordStrips strips =
       striped ? plan_record_strips(s, std::max<std::size_t>(1, settings.max_record_bytes / (width * sizeof(float))))
               : RecordStrips{{0, grid.tiles_y}, {0, s.instances}};
+  // Owned in one strip, or SortReduce (never striped): one segmented sum covers every grad2d row (each visible
+  // Gaussian has at least one instance), and with AccumulateOptions::overwrite it stores the rows (the same bits
+  // as adding into zeros): no zeroing first, no read of grad2d. The atomic modes and strips add into grad2d.
+  const bool assign = records && strips.count() == 1 && s.instances > 0;
+  if (visible > 0 && !assign) TG_CUDA_CHECK(cudaMemsetAsync(grad2d, 0, visible * width * sizeof(float)));
   {
     Buffer<float> partial_buffer(records ? strips.most_instances() * width : 0, Device::Cuda);  // freed after
     const std::uint32_t* order = s.tile_order.data();
@@ -87,15 +91,23 @@ Gradients backward(const GaussiansView& g, const DeviceState& s, const LossGradi
         const View<float> out(grad2d, visible * width, Device::Cuda);
         if (accumulation == Accumulation::Owned) {
           // Each visible Gaussian's slots (in the strip) are contiguous: its offsets are the segments, and no
-          // segment is longer than the most tiles any Gaussian touches. The sums add to grad2d strip by strip.
+          // segment is longer than the most tiles any Gaussian touches. The sums add to grad2d strip by strip,
+          // or are stored into it when there is one strip (assign).
           const View<const std::uint32_t> segments(ba.offsets, visible + 1, Device::Cuda);
-          acc.segmented_sum(values, width, segments, out, {false, s.max_tiles});
+          AccumulateOptions options;
+          options.check = false;
+          options.max_segment_rows = s.max_tiles;
+          options.overwrite = assign;
+          acc.segmented_sum(values, width, segments, out, options);
         } else {
           Contributions in;
           in.values = values;
           in.width = width;
           in.ids = View<const std::uint32_t>(s.sorted_visible.data(), s.instances, Device::Cuda);
-          acc.accumulate(Accumulation::SortReduce, in, out, {false});
+          AccumulateOptions options;
+          options.check = false;
+          options.overwrite = assign;
+          acc.accumulate(Accumulation::SortReduce, in, out, options);
         }
       }
       clock.mark();

@@ -23,10 +23,14 @@ struct AccumulateOptions {
   bool check = true;
   // Owned / segmented_sum: an upper bound on the rows of any one segment, when the caller knows one (0: not
   // known). A short bound lets the CUDA backend sum every segment in one launch (a block per segment) instead
-  // of planning chunks over several; the bits are the same either way. A bound above the longest segment costs
-  // only time; one below it is a caller error that the CUDA backend does not detect when the bound is 32 rows or
-  // fewer and there are thousands of segments: the segments longer than 32 rows are then left out.
+  // of planning chunks over several; the bits are the same either way, and a wrong bound (above or below the
+  // longest segment) costs only time.
   std::uint32_t max_segment_rows = 0;
+  // SortReduce / Owned / segmented_sum: write grad[p * width + c] = sum (plus 0, which turns a -0 into +0)
+  // instead of adding to it, for every parameter p < num_params, those with no contribution included (they get
+  // +0). The result is bitwise what adding into a zeroed gradient gives, so a caller can skip zeroing it: the
+  // gradient's previous contents are never read. Atomic and WarpAggregated reject it (they only add).
+  bool overwrite = false;
 };
 
 class Accumulator {
@@ -36,11 +40,13 @@ class Accumulator {
   Device device() const { return m_workspace.device(); }
 
   // grad[p * width + c] += sum of all contributions to (p, c), for p < num_params = grad.size() / width.
-  // All buffers must live on this accumulator's device. Empty input is a no-op.
+  // All buffers must live on this accumulator's device. Empty input is a no-op (options.overwrite: every
+  // component is set to +0).
   void accumulate(Accumulation strategy, const Contributions& in, View<float> grad,
                   const AccumulateOptions& options = {});
 
-  // The deterministic segmented sum alone: grad[p] += exact sum of rows [offsets[p], offsets[p + 1]).
+  // The deterministic segmented sum alone: grad[p] += exact sum of rows [offsets[p], offsets[p + 1])
+  // (options.overwrite: grad[p] = that sum, empty segments included).
   // This is what the Owned strategy runs, exposed for producers that lay out records per owner themselves.
   void segmented_sum(View<const float> values, int width, View<const std::uint32_t> offsets, View<float> grad,
                      const AccumulateOptions& options = {});
