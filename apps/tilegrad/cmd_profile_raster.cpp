@@ -25,7 +25,7 @@ struct RasterArgs : ProfileOptions {
   std::vector<std::string> modes;
   bool antialiased = false;
   double record_limit_mib = 0;
-  std::uint32_t depth_chunk = raster::BackwardSettings{}.depth_chunk;
+  std::string depth_chunk = "auto";
   std::string dump;
   std::vector<std::string> sorts = {"cub"};
   std::vector<std::string> resolutions;
@@ -49,6 +49,22 @@ std::vector<raster::Camera> benchmark_cameras(const RasterArgs& a) {
   return cameras;
 }
 
+// --depth-chunk: "auto" or a count of instances (0: whole tiles).
+std::uint32_t parse_depth_chunk(const std::string& text) {
+  if (text == "auto") return raster::BackwardSettings::kAutoDepthChunk;
+  std::size_t used = 0;
+  unsigned long value = 0;
+  try {
+    value = std::stoul(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  TG_CHECK_ARG(used == text.size() && !text.empty() && text[0] != '-' &&
+                   value < raster::BackwardSettings::kAutoDepthChunk,
+               "--depth-chunk: expected auto or a count of instances (0: whole tiles), got '", text, "'");
+  return std::uint32_t(value);
+}
+
 void run_raster(const RasterArgs& a) {
   profiling::RasterBenchConfig cfg;
   cfg.device = a.parsed_device();
@@ -57,7 +73,7 @@ void run_raster(const RasterArgs& a) {
   cfg.settings.antialiased = a.antialiased;
   cfg.max_record_bytes = static_cast<std::size_t>(a.record_limit_mib * 1024.0 * 1024.0);
   cfg.dump_dir = a.dump;
-  cfg.depth_chunk = a.depth_chunk;
+  cfg.depth_chunk = parse_depth_chunk(a.depth_chunk);
   if (!a.modes.empty()) {
     cfg.modes.clear();
     for (const auto& m : a.modes) cfg.modes.push_back(parse_accumulation(m));
@@ -75,7 +91,9 @@ void run_raster(const RasterArgs& a) {
                cfg.device == Device::Cuda ? cuda_device_description().c_str() : "cpu", sizes.c_str(), cfg.reps,
                cfg.warmup);
   if (cfg.max_record_bytes > 0) std::fprintf(log, ", Owned records at most %.1f MiB", a.record_limit_mib);
-  std::fprintf(log, ", depth chunks of %u instances", cfg.depth_chunk);
+  if (cfg.depth_chunk == raster::BackwardSettings::kAutoDepthChunk) std::fprintf(log, ", automatic depth chunks");
+  else if (cfg.depth_chunk == 0) std::fprintf(log, ", backward in whole tiles");
+  else std::fprintf(log, ", depth chunks of %u instances", cfg.depth_chunk);
   std::fprintf(log, "\n");
   std::vector<profiling::RasterBenchResult> results;
   // The Gaussians go to the device once per set and serve every size and sort. What the device cannot hold is
@@ -152,8 +170,9 @@ void add_raster_workload(CLI::App& profile) {
                   "the tiles run in strips of tile rows")
       ->check(checks::non_negative());
   cmd->add_option("--depth-chunk", a->depth_chunk,
-                  "Instances of one tile's depth list per block of the blend backward (CUDA; 0: whole tiles): "
-                  "denser tiles are split across blocks. The gradients' bits do not depend on it")
+                  "Instances of one tile's depth list per block of the blend backward (CUDA; 0: whole tiles; auto: "
+                  "one resident block's share of each launch's instances, 512 to 4096): denser tiles are split "
+                  "across blocks. The gradients' bits do not depend on it")
       ->capture_default_str();
   cmd->add_option("--sort", a->sorts,
                   "Instance sort(s) of the forward's binning, each workload run with each: cub (default: a depth "

@@ -7,6 +7,7 @@ namespace tilegrad::cuda_backend {
 
 int device_count();
 std::string describe_device();
+int multiprocessors();  // of the current device
 void synchronize();
 void* allocate(std::size_t bytes);  // nullptr when the device is out of memory (the error is cleared)
 void memory_info(std::size_t& free_bytes, std::size_t& total_bytes);

@@ -38,6 +38,14 @@ std::string cuda_device_description() {
 #endif
 }
 
+int cuda_multiprocessors() {
+#if TILEGRAD_WITH_CUDA
+  return cuda_available() ? cuda_backend::multiprocessors() : 0;
+#else
+  return 0;
+#endif
+}
+
 Device default_device() { return cuda_available() ? Device::Cuda : Device::Cpu; }
 
 void require_device(Device device) {

@@ -210,8 +210,9 @@ TEST(RasterizerCuda, SkippingTheZeroAlphaTermDivisionKeepsTheBits) {
 }
 
 // Tiles denser than BackwardSettings::depth_chunk are blended backward by several blocks, each replaying the
-// fragments behind its chunk: the records keep their bits for any chunk length (with an alpha loss and a white
-// background, the 12-float records and strips of tile rows too); the atomic modes agree within their rounding.
+// fragments behind its chunk: the records keep their bits for any chunk length, the automatic one included (with
+// an alpha loss and a white background, the 12-float records and strips of tile rows too); the atomic modes
+// agree within their rounding.
 TEST(RasterizerCuda, DepthChunksKeepTheBits) {
   TG_REQUIRE_CUDA();
   const int width = 320, height = 240;
@@ -240,7 +241,7 @@ TEST(RasterizerCuda, DepthChunksKeepTheBits) {
   for (Accumulation mode : kAllAccumulations) {
     for (bool wide : {false, true}) {
       const Gradients whole = run(mode, 0, wide);
-      for (std::uint32_t chunk : {1u, 37u, 300u, 4096u}) {
+      for (std::uint32_t chunk : {1u, 37u, 300u, 4096u, BackwardSettings::kAutoDepthChunk}) {
         SCOPED_TRACE(::testing::Message() << to_string(mode) << (wide ? " 12" : " 9") << " floats, chunk " << chunk);
         const Gradients split = run(mode, chunk, wide);
         const auto a = groups(split), b = groups(whole);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "tilegrad/core/device.h"
 #include "tilegrad/core/error.h"
 #include "tilegrad/core/memory.h"
 #include "tilegrad/profiling/bar_chart.h"
@@ -133,11 +134,17 @@ RasterBenchResult run_raster_benchmark(const std::string& workload, const raster
   for (const StageTimes& t : stages) res.sort_peak_bytes = std::max(res.sort_peak_bytes, t.sort_peak_bytes);
   res.visible = out.visible_gaussians();
   res.instances = out.instances();
+  if (cfg.device == Device::Cuda)
+    res.depth_chunk = raster::depth_chunk_for(settings_of(Accumulation::Owned), res.instances, cuda_multiprocessors());
   if (log)
-    std::fprintf(log, "  %-28s %10zu Gaussians %10zu visible %11zu instances  forward %s ms (%s sort %s ms, %s)\n",
+    std::fprintf(log,
+                 "  %-28s %10zu Gaussians %10zu visible %11zu instances  forward %s ms (%s sort %s ms, %s)%s\n",
                  workload.c_str(), res.gaussians, res.visible, res.instances, format_ms(res.forward_ms).c_str(),
                  res.sort.c_str(), format_ms(res.forward_stages.sort).c_str(),
-                 format_bytes(double(res.sort_peak_bytes)).c_str());
+                 format_bytes(double(res.sort_peak_bytes)).c_str(),
+                 cfg.device != Device::Cuda ? ""
+                 : res.depth_chunk == 0     ? ", backward in whole tiles"
+                                            : (", backward depth chunks of " + std::to_string(res.depth_chunk)).c_str());
 
   const raster::Gradients owned = r.backward(out, view, dl.view(), {}, {}, settings_of(Accumulation::Owned));
   const std::vector<float> reference = flatten(owned);
@@ -218,7 +225,9 @@ nlohmann::json raster_results_to_json(const RasterBenchConfig& cfg, const std::v
                  {"reps", cfg.reps},
                  {"antialiased", cfg.settings.antialiased},
                  {"max_record_bytes", cfg.max_record_bytes},
-                 {"depth_chunk", cfg.depth_chunk}};
+                 {"depth_chunk", cfg.depth_chunk == raster::BackwardSettings::kAutoDepthChunk
+                                     ? nlohmann::json("auto")
+                                     : nlohmann::json(cfg.depth_chunk)}};
   for (const auto& r : results) {
     if (!r.error.empty()) {
       j["results"].push_back({{"workload", r.workload},
@@ -232,6 +241,7 @@ nlohmann::json raster_results_to_json(const RasterBenchConfig& cfg, const std::v
     }
     nlohmann::json w = {{"workload", r.workload},       {"sort", r.sort},           {"gaussians", r.gaussians},
                         {"visible", r.visible},         {"instances", r.instances},
+                        {"depth_chunk", r.depth_chunk},
                         {"width", r.width},             {"height", r.height},
                         {"forward_ms", r.forward_ms},   {"project_ms", r.forward_stages.project},
                         {"sort_ms", r.forward_stages.sort}, {"blend_ms", r.forward_stages.blend},

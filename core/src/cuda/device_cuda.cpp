@@ -17,6 +17,16 @@ int device_count() {
   return count;
 }
 
+int multiprocessors() {
+  int device = 0, count = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
 std::string describe_device() {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);

@@ -81,7 +81,7 @@ Gradients backward(const GaussiansView& g, const DeviceState& s, const LossGradi
       const int strip_tiles = (row_end - row_begin) * grid.tiles_x;
       if (strip_instances > 0) {
         ba.chunks = plan_depth_chunks(s.tile_start.data(), ba.tile_order, strip_tiles, strip_instances,
-                                      settings.depth_chunk, ws);
+                                      depth_chunk_for(settings, strip_instances, cuda::sm_count()), ws);
         launch_blend_backward(accumulation, width, ba, strip_tiles, strip_instances);
       }
       clock.mark();

@@ -17,6 +17,8 @@ bool cuda_compiled();
 bool cuda_available();
 // Name of the current CUDA device, or an explanation of why there is none.
 std::string cuda_device_description();
+// Streaming multiprocessors of the current CUDA device; 0 when there is none.
+int cuda_multiprocessors();
 // Cuda when available, else Cpu.
 Device default_device();
 // Throws Unsupported with a clear reason when `device` cannot be used on this machine.

@@ -1,6 +1,7 @@
 // Rendering settings of the rasterizer, including the numerical thresholds of 3DGS compositing.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 #include "tilegrad/ad/accumulation.h"
 
@@ -59,8 +60,21 @@ struct BackwardSettings {
   // CUDA: the most instances of one tile's depth list that one block of the blend backward takes. A denser tile
   // is split into chunks of this many instances, one block each, and each block first replays the fragments
   // behind its chunk (their transmittance and colour only, no derivatives): the densest tiles no longer run alone
-  // at the end of the kernel. Every value gives the same bits; 0 runs whole tiles. The CPU reference ignores it.
-  std::uint32_t depth_chunk = 4096;
+  // at the end of the kernel. Every value gives the same bits; 0 runs whole tiles; kAutoDepthChunk (the default)
+  // takes auto_depth_chunk of each launch's instance count. The CPU reference ignores it.
+  static constexpr std::uint32_t kAutoDepthChunk = 0xFFFFFFFFu;
+  std::uint32_t depth_chunk = kAutoDepthChunk;
 };
+
+// The depth chunk kAutoDepthChunk stands for, for a blend-backward launch over `instances` instances on a GPU
+// of `multiprocessors` SMs: about one resident block's even share of the launch (instances / (4 x SMs); the
+// kernel keeps 3 to 4 blocks per SM), rounded to the nearest power of two and held to [512, 4096]. A chunk much
+// longer than that share leaves the densest tiles running alone at the end of the kernel; a much shorter one
+// pays more replays than the balance gains. Measured (docs/PERFORMANCE.md, "Depth chunks"): 1024 for a trained
+// lego frame at 400x400 (570k instances on 625 tiles), 4096 for the garden grids at 1080p.
+std::uint32_t auto_depth_chunk(std::size_t instances, int multiprocessors);
+
+// settings.depth_chunk, with kAutoDepthChunk resolved for that launch.
+std::uint32_t depth_chunk_for(const BackwardSettings& settings, std::size_t instances, int multiprocessors);
 
 }  // namespace tilegrad::raster

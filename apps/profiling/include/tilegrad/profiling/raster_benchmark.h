@@ -41,6 +41,7 @@ struct RasterBenchResult {
   std::string workload;
   std::string sort = "cub";        // binning_name of the forward's instance sort
   std::size_t gaussians = 0, visible = 0, instances = 0;
+  std::uint32_t depth_chunk = 0;   // the backward's depth chunk for this workload (kAutoDepthChunk resolved; CUDA)
   int width = 0, height = 0;
   double forward_ms = 0;           // median
   raster::StageTimes forward_stages;
