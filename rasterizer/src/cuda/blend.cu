@@ -1,5 +1,7 @@
 // CUDA blend stage: one block per 16x16 tile (or band of one, TileBand), one thread per pixel, Gaussians staged
 // through shared memory in batches, front to back (element/blend.h: fragment_at, composite).
+#include <cuda_pipeline.h>
+
 #include "cuda/blend.h"
 #include "cuda/common.cuh"
 #include "cuda/contributors.cuh"
@@ -19,40 +21,70 @@ struct BlendArgs {
 };
 
 // One block per band of a tile (see TileBand), one thread per pixel; each round stages one Gaussian per thread.
+// The staging is asynchronous and one batch ahead (cuda_pipeline.h: cp.async on sm_80 and later, plain copies
+// before): while the block composites batch k, each thread's copy of its Gaussian of batch k + 1 (its first ten
+// record values) and of its index in batch k + 2 are in flight, so a batch costs no load latency. Where few warps
+// are left on an SM (the densest tiles, at the end of the kernel) that latency was most of a batch's time. The
+// values composited, and their order, are the same.
 template <int PARTS>
 __global__ void __launch_bounds__(kTilePixels / PARTS) blend_kernel(BlendArgs a) {
   constexpr int kThreads = TileBand<PARTS>::kThreads, kBatch = kThreads;
-  __shared__ Splat<float> s_splat[kBatch];
-  __shared__ float4 s_color_depth[kBatch];
+  constexpr int kStaged = 10;  // the record's first values: what a fragment reads (record.h)
+  static_assert(kU < kStaged && kV < kStaged && kA < kStaged && kB < kStaged && kC < kStaged &&
+                kOpacity < kStaged && kRed < kStaged && kGreen < kStaged && kBlue < kStaged && kDepth < kStaged);
+  __shared__ float4 s_record[2][kBatch][3];  // [buffer][instance]: record values 0..9 (two float4 and a float2)
+  __shared__ std::uint32_t s_index[2][kBatch];  // [buffer][thread]: this thread's visible index of a later batch
   const TileBand<PARTS> band(a.grid, a.tile_order);
   const int tile = band.tile, x = band.x, y = band.y;
   const bool inside = x < a.grid.width && y < a.grid.height;
   const float px = x + 0.5f, py = y + 0.5f;
   const std::uint32_t start = a.tile_start[tile], end = a.tile_start[tile + 1];
+  const int t = threadIdx.x;
+  // Asynchronous copies: this thread's index in the batch at `batch`, and its record once the index is here.
+  auto copy_index = [&](std::uint32_t batch, int buffer) {
+    if (batch + t < end) __pipeline_memcpy_async(&s_index[buffer][t], a.sorted_visible + batch + t, 4);
+  };
+  auto copy_record = [&](std::uint32_t batch, int buffer) {
+    if (batch + t < end) {
+      const float* r = a.proj + std::size_t(s_index[buffer][t]) * kProjWidth;
+      __pipeline_memcpy_async(&s_record[buffer][t][0], r, 16);
+      __pipeline_memcpy_async(&s_record[buffer][t][1], r + 4, 16);
+      __pipeline_memcpy_async(&s_record[buffer][t][2], r + 8, 8);
+    }
+  };
+  copy_index(start, 0);
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  copy_record(start, 0);
+  copy_index(start + kBatch, 1);
+  __pipeline_commit();
   Composite<float> c;
   std::uint32_t contributors = 0;
   bool done = !inside;
-  for (std::uint32_t batch = start; batch < end; batch += kBatch) {
+  int buffer = 0;
+  for (std::uint32_t batch = start; batch < end; batch += kBatch, buffer ^= 1) {
+    // Every thread is past the batch before the last: its buffer may be refilled. The copies of this batch
+    // (and this thread's index of the next) are waited for, then made visible to the block.
     if (__syncthreads_count(done) == kThreads) break;  // every pixel of the band is finished
-    const std::uint32_t i = batch + threadIdx.x;
-    if (i < end) {
-      const float* r = a.proj + std::size_t(a.sorted_visible[i]) * kProjWidth;
-      s_splat[threadIdx.x] = splat_of(r);
-      s_color_depth[threadIdx.x] = make_float4(r[kRed], r[kGreen], r[kBlue], r[kDepth]);
-    }
+    __pipeline_wait_prior(0);
     __syncthreads();
+    copy_record(batch + kBatch, buffer ^ 1);
+    copy_index(batch + 2 * kBatch, buffer);
+    __pipeline_commit();
     const int count = min(kBatch, int(end - batch));
     for (int j = 0; j < count && !done; ++j) {
-      const Fragment<float> f = fragment_at(s_splat[j], px, py, a.thresholds);
+      const float4 p = s_record[buffer][j][0], q = s_record[buffer][j][1], w = s_record[buffer][j][2];
+      const float r[kStaged] = {p.x, p.y, p.z, p.w, q.x, q.y, q.z, q.w, w.x, w.y};
+      const Fragment<float> f = fragment_at(splat_of(r), px, py, a.thresholds);
       if (!f.used) continue;
-      const float4 cd = s_color_depth[j];
-      if (!composite(c, f, Vec4<float>{{cd.x, cd.y, cd.z, cd.w}}, a.thresholds)) {
+      if (!composite(c, f, color_depth_of(r), a.thresholds)) {
         done = true;
         break;
       }
       contributors = batch + j - start + 1;
     }
   }
+  __pipeline_wait_prior(0);  // no copy outlives the block's shared memory
   if (!inside) return;
   const std::size_t pix = std::size_t(y) * a.grid.width + x;
   for (int k = 0; k < 3; ++k) a.image[3 * pix + k] = c.rgb[k] + c.trans * a.background[k];
