@@ -6,6 +6,8 @@
 #include <cstddef>
 
 #include "tilegrad/core/cuda/check.h"
+#include "tilegrad/core/device.h"
+#include "tilegrad/core/error.h"
 
 namespace tilegrad::cuda {
 
@@ -15,12 +17,11 @@ inline unsigned blocks_for(std::size_t n, unsigned block) {
   return static_cast<unsigned>((n + block - 1) / block);
 }
 
-// Streaming multiprocessors of the current device (read once).
+// Streaming multiprocessors of the current device (cuda_multiprocessors, read once).
 inline int sm_count() {
-  static int sms = [] {
-    int device = 0, count = 0;
-    TG_CUDA_CHECK(cudaGetDevice(&device));
-    TG_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  static const int sms = [] {
+    const int count = cuda_multiprocessors();
+    TG_ASSERT(count > 0, "no CUDA device to count the multiprocessors of: ", cuda_device_description());
     return count;
   }();
   return sms;
