@@ -358,6 +358,11 @@ TEST(RasterizerCuda, ThousandsOfGaussiansInOneTile) {
   Rasterizer gpu(Device::Cuda), cpu(Device::Cpu);
   const RasterSettings settings = continuous_settings();
   const auto fg = gpu.forward(g_gpu.view(), cam, settings), fc = cpu.forward(g_cpu.view(), cam, settings);
+  // At full scale the 12 tiles average more than 320 instances (sparse_tiles in the CUDA backend's common.cuh):
+  // the blend kernels' dense variants, which evaluate fragments side by side, run here.
+  if (s.count >= 5000) {
+    EXPECT_GT(fg.instances(), 320u * 12u);
+  }
   EXPECT_LE(max_abs_diff(fg.image.to_vector(), fc.image.to_vector()), 1e-4);
   auto dl = test::random_floats(64 * 48 * 3, 8);
   const auto grad_c = cpu.backward(fc, g_cpu.view(), Buffer<float>::from(dl, Device::Cpu).view());

@@ -129,6 +129,11 @@ __global__ void __launch_bounds__(kTilePixels / PARTS, MIN_BLOCKS) blend_backwar
   const cuda::LaneSlot slot = cuda::reduce_scatter_slot<kGroup * W>(lane);
   const int slot_j = slot.index / W;
   const int slot_partial = (slot_j * kWarps + warp) * W + slot.index % W;
+  // Fragments evaluated side by side: the replay's, and the group's where registers allow. At 64 registers (sparse
+  // tiles) evaluating the group ahead spills 24-32 bytes per thread, and the loop is bound by issue, not latency:
+  // one at a time there, each loaded once.
+  constexpr int kReplayGroup = 4;
+  constexpr int kAhead = MIN_BLOCKS < 4 ? kGroup : 1;
   // Stages entries [batch_begin, batch_end) back to front: s_*[t] holds entry batch_end - 1 - t.
   // full: also the records' slots and visible indices (the chunk's own instances).
   auto stage = [&](std::uint32_t batch_begin, std::uint32_t batch_end, bool full) {
@@ -150,9 +155,15 @@ __global__ void __launch_bounds__(kTilePixels / PARTS, MIN_BLOCKS) blend_backwar
     const int count = int(batch_end - batch_begin);
     stage(batch_begin, batch_end, false);
     const int j_first = int(batch_end - start) - int(my_count);
-    for (int j = max(j_first, 0); j < count; ++j) {
-      const StagedSplat st = s_splat[j];
-      sweep_past(sweep, splat_of(st), colour_depth_of(st), a.thresholds);
+    for (int j0 = max(j_first, 0); j0 < count; j0 += kReplayGroup) {
+      Fragment<float> f[kReplayGroup];
+#pragma unroll
+      for (int q = 0; q < kReplayGroup; ++q) {
+        f[q] = fragment_at(splat_of(s_splat[min(j0 + q, count - 1)]), sweep.px, sweep.py, a.thresholds);
+        f[q].used = f[q].used && j0 + q < count;
+      }
+#pragma unroll
+      for (int q = 0; q < kReplayGroup; ++q) sweep_past(sweep, f[q], colour_depth_of(s_splat[min(j0 + q, count - 1)]));
     }
     batch_end = batch_begin;
   }
@@ -162,17 +173,36 @@ __global__ void __launch_bounds__(kTilePixels / PARTS, MIN_BLOCKS) blend_backwar
     stage(batch_begin, batch_end, true);
     // This pixel's contributors are the staged instances j >= j_first (entry batch_end - 1 - j within them).
     const int j_first = int(batch_end - start) - int(my_count);
+    const int warp_first = __reduce_min_sync(kFull, j_first);
     for (int j0 = 0; j0 < count; j0 += kGroup) {
       float v[kGroup * W];
 #pragma unroll
       for (int c = 0; c < kGroup * W; ++c) v[c] = 0.0f;
       unsigned active = 0;  // a pixel of this lane used one of the group's fragments
+      if constexpr (kAhead == 1) {
 #pragma unroll
-      for (int q = 0; q < kGroup; ++q) {
-        const int j = j0 + q;
-        if (j < count && j >= j_first) {
-          const StagedSplat st = s_splat[j];
-          active |= unsigned(fragment_backward<W>(sweep, splat_of(st), colour_depth_of(st), a.thresholds, v + q * W));
+        for (int q = 0; q < kGroup; ++q) {
+          const int j = j0 + q;
+          if (j < count && j >= j_first) {
+            const StagedSplat st = s_splat[j];
+            active |= unsigned(fragment_backward<W>(sweep, splat_of(st), colour_depth_of(st), a.thresholds, v + q * W));
+          }
+        }
+      } else if (j0 + kGroup > warp_first) {  // some pixel of the warp reaches the group (uniform)
+        // The group's fragments are evaluated first, side by side (they depend on nothing the sweep carries, so
+        // their latencies overlap), then differentiated one by one, back to front.
+        Fragment<float> f[kGroup];
+#pragma unroll
+        for (int q = 0; q < kGroup; ++q) {
+          const int j = j0 + q;
+          f[q] = fragment_at(splat_of(s_splat[min(j, count - 1)]), sweep.px, sweep.py, a.thresholds);
+          f[q].used = f[q].used && j < count && j >= j_first;
+        }
+#pragma unroll
+        for (int q = 0; q < kGroup; ++q) {
+          const StagedSplat& st = s_splat[min(j0 + q, count - 1)];
+          const Splat<float> splat = splat_of(st);
+          active |= unsigned(fragment_backward<W>(sweep, f[q], splat, colour_depth_of(st), a.thresholds, v + q * W));
         }
       }
       if constexpr (MODE == Accumulation::Atomic) {
@@ -247,17 +277,18 @@ int parts_for(Accumulation mode, int tiles) {
 
 }  // namespace
 
-// Occupancy by density: with few instances per tile (garden grid 1: 218) 64 registers and 4 blocks per SM are
-// faster (Owned blend-bwd 1.564 -> 1.516 ms, WarpAggregated 1.515 -> 1.449 ms); with many (grid 5: 456, grid 15:
-// 1,434) the spills cost more than the extra warps give (grid 15: Owned 9.11 -> 9.78 ms, WarpAggregated
-// 11.08 -> 11.88 ms in all), so those keep the compiler's choice (3 blocks).
-constexpr std::size_t kSparseTileInstances = 320;
+// Occupancy by density (sparse_tiles, common.cuh): with few instances per tile (garden grid 1: 218) 64 registers
+// and 4 blocks per SM are faster (Owned blend-bwd 1.564 -> 1.516 ms, WarpAggregated 1.515 -> 1.449 ms); with many
+// (grid 5: 456, grid 15: 1,434) the spills cost more than the extra warps give (grid 15: Owned 9.11 -> 9.78 ms,
+// WarpAggregated 11.08 -> 11.88 ms in all), so those get 3 blocks: up to 80 registers. (Left to itself, ptxas gives
+// the Owned kernel 85 registers once its fragments are evaluated side by side, which allocates as 88 and leaves
+// room for only 2 blocks of 8 warps.)
 
 void launch_blend_backward(Accumulation mode, int width, const BlendBackwardArgs& args, int tiles,
                            std::size_t instances) {
   if (tiles == 0) return;
   TG_ASSERT(width == kGrad2dCoreWidth || width == kGrad2dWidth, "record width ", width);
-  const bool sparse = instances < kSparseTileInstances * std::size_t(tiles);
+  const bool sparse = sparse_tiles(instances, tiles);
   with_parts(parts_for(mode, tiles), [&](auto parts) {
     constexpr int P = decltype(parts)::value;
     auto run = [&](auto min_blocks) {
@@ -271,7 +302,7 @@ void launch_blend_backward(Accumulation mode, int width, const BlendBackwardArgs
     if (sparse) {
       run(std::integral_constant<int, 4>{});
     } else {
-      run(std::integral_constant<int, 1>{});
+      run(std::integral_constant<int, 3>{});
     }
   });
 }

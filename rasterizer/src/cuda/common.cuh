@@ -33,6 +33,15 @@ __device__ inline VisibleIndex visible_index(const std::uint32_t* mask, const st
 // alone, never on the GPU, so results are the same bits on every device.
 inline int tile_parts(int tiles) { return tiles < 1024 ? 4 : tiles < 2048 ? 2 : 1; }
 
+// Sparse tiles: fewer instances than this per tile on average (garden grid 1: 218; grid 5: 456, lego: 912). The
+// blend kernels then take variants that keep registers low for occupancy: with short lists, many blocks per SM
+// hide the loop's latency better than the fragments evaluated side by side that dense tiles need (blend.cu,
+// blend_backward.cu). Like tile_parts, it depends on the workload only, and a variant changes no value.
+constexpr std::size_t kSparseTileInstances = 320;
+inline bool sparse_tiles(std::size_t instances, int tiles) {
+  return instances < kSparseTileInstances * std::size_t(tiles);
+}
+
 // The pixel of this thread in band blockIdx.x % PARTS of tile order[blockIdx.x / PARTS] (kTilePixels / PARTS
 // threads per block, row-major within the band). The order lists the tiles by descending instance count
 // (DeviceState::tile_order): blocks start roughly in index order, so the longest tiles start first and the

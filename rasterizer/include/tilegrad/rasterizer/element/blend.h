@@ -158,25 +158,29 @@ TG_HD TG_INLINE void step_behind(ReverseSweep<T>& p, T alpha, T one_minus, const
 // Moves the sweep in front of one fragment without its derivatives: the state fragment_backward leaves, the
 // same bits. A backend that starts a pixel's sweep part-way through its depth list (depth chunks of a dense
 // tile) replays the fragments behind the chunk so. Returns whether the fragment is used at this pixel.
+// f: fragment_at of the splat at the sweep's pixel (a backend may evaluate several ahead, side by side).
 template <class T>
-TG_HD bool sweep_past(ReverseSweep<T>& p, const Splat<T>& s, const Vec4<T>& cd, const Thresholds& th) {
-  const Fragment<T> f = fragment_at(s, p.px, p.py, th);
+TG_HD bool sweep_past(ReverseSweep<T>& p, const Fragment<T>& f, const Vec4<T>& cd) {
   if (!f.used) return false;
   const T one_minus = T(1) - f.alpha;
   step_transmittance(p, one_minus);
   step_behind(p, f.alpha, one_minus, cd);
   return true;
 }
+template <class T>
+TG_HD bool sweep_past(ReverseSweep<T>& p, const Splat<T>& s, const Vec4<T>& cd, const Thresholds& th) {
+  return sweep_past(p, fragment_at(s, p.px, p.py, th), cd);
+}
 
 // The backward of one fragment, back to front: writes (not adds) its gradient record, all of the first W
 // components (kGrad2dCoreWidth or kGrad2dWidth), and moves the sweep in front of it. Returns false, touching
 // nothing, when the fragment is not used at this pixel.
+// f: fragment_at(s) at the sweep's pixel, as for sweep_past.
 template <int W, class T>
-TG_HD bool fragment_backward(ReverseSweep<T>& p, const Splat<T>& s, const Vec4<T>& cd, const Thresholds& th,
-                             T* record) {
+TG_HD bool fragment_backward(ReverseSweep<T>& p, const Fragment<T>& f, const Splat<T>& s, const Vec4<T>& cd,
+                             [[maybe_unused]] const Thresholds& th, T* record) {
   static_assert(W == kGrad2dCoreWidth || W == kGrad2dWidth, "records hold 9 or 12 values");
   constexpr bool kExtra = W == kGrad2dWidth;  // depth and |dL/dmean2d| as well
-  const Fragment<T> f = fragment_at(s, p.px, p.py, th);
   if (!f.used) return false;
   const T one_minus = T(1) - f.alpha;
   step_transmittance(p, one_minus);
@@ -205,6 +209,12 @@ TG_HD bool fragment_backward(ReverseSweep<T>& p, const Splat<T>& s, const Vec4<T
   }
 #endif
   return true;
+}
+
+template <int W, class T>
+TG_HD bool fragment_backward(ReverseSweep<T>& p, const Splat<T>& s, const Vec4<T>& cd, const Thresholds& th,
+                             T* record) {
+  return fragment_backward<W>(p, fragment_at(s, p.px, p.py, th), s, cd, th, record);
 }
 
 }  // namespace tilegrad::raster
