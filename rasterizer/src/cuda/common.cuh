@@ -34,9 +34,10 @@ __device__ inline VisibleIndex visible_index(const std::uint32_t* mask, const st
 inline int tile_parts(int tiles) { return tiles < 1024 ? 4 : tiles < 2048 ? 2 : 1; }
 
 // Sparse tiles: fewer instances than this per tile on average (garden grid 1: 218; grid 5: 456, lego: 912). The
-// blend kernels then take variants that keep registers low for occupancy: with short lists, many blocks per SM
-// hide the loop's latency better than the fragments evaluated side by side that dense tiles need (blend.cu,
-// blend_backward.cu). Like tile_parts, it depends on the workload only, and a variant changes no value.
+// blend kernels then keep their one-at-a-time loops (and the backward 64 registers, 4 blocks per SM): many warps
+// per SM hide the loop's latency, and it is bound by issue. Dense tiles evaluate fragments side by side instead,
+// to overlap the latency few warps cannot hide (blend.cu, blend_backward.cu). Like tile_parts, the choice depends
+// on the workload only, and no variant changes a value.
 constexpr std::size_t kSparseTileInstances = 320;
 inline bool sparse_tiles(std::size_t instances, int tiles) {
   return instances < kSparseTileInstances * std::size_t(tiles);
