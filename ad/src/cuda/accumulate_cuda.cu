@@ -88,8 +88,8 @@ unsigned accumulate(Accumulation strategy, const Problem& p, Workspace& ws) {
       cuda::launch(warp_aggregated_kernel, p.count, kBlock, 0, p.ids, p.values, p.count, p.width, p.grad);
       break;
     case Accumulation::SortReduce: {
-      if (p.count == 0) {  // reached only when overwriting: every parameter's sum is +0
-        TG_CUDA_CHECK(cudaMemsetAsync(p.grad, 0, p.num_params * p.width * sizeof(float)));
+      if (p.count == 0) {  // nothing to sort (reached only when overwriting): segmented_sum writes the +0 sums
+        segmented_sum(p.values, nullptr, nullptr, p.num_params, 0, p.width, p.grad, ws, 0, 0, p.overwrite);
         break;
       }
       std::uint32_t* offsets = ws.slot<std::uint32_t>(Slot::Offsets, p.num_params + 1);

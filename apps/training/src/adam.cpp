@@ -26,9 +26,10 @@ void adam_step(Device device, const std::vector<AdamGroup>& groups, std::int64_t
     check_view(View<const float>(a.m), n, device, (what + " m").c_str());
     check_view(View<const float>(a.v), n, device, (what + " v").c_str());
     TG_CHECK_ARG(a.period >= 1 && a.head >= 0 && a.head <= a.period, what, ": need 0 <= head <= period");
-    flat.group[flat.count++] = {a.param.data(), a.m.data(), a.v.data(), a.grad.data(), flat.total,
+    flat.group[flat.count++] = {a.param.data(), a.m.data(), a.v.data(), a.grad.data(), flat.total, flat.quads,
                                 a.lr,           a.lr_tail,  a.period,   a.head};
     flat.total += n;
+    flat.quads += (n + 3) / 4;
   }
   AdamStepConstants k;
   k.beta1 = s.beta1;
