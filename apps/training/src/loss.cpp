@@ -66,7 +66,8 @@ detail::LossArgs<float> make_args(const ImagePair& p, float lambda, Workspace& w
   } else {
     a.counted = 3 * (a.valid ? p.valid_pixels : std::size_t(p.width) * p.height);
   }
-  a.moments = ws.slot<float>(kMoments, 5 * a.elements());
+  // The CUDA kernels keep the moments of a tile in shared memory; the CPU passes keep them in planes.
+  a.moments = ws.device() == Device::Cpu ? ws.slot<float>(kMoments, 5 * a.elements()) : nullptr;
   a.partials = with_grad ? ws.slot<float>(kPartials, 3 * a.elements()) : nullptr;
   return a;
 }

@@ -31,7 +31,7 @@ struct LossArgs {
   T lambda = T(0.2);
   bool clamp_image = false;  // metrics: x clamped to [0, 1] (no gradient then)
   T* grad = nullptr;         // [H, W, 3], null: values only
-  T* moments = nullptr;      // scratch [5][H, W, 3]
+  T* moments = nullptr;      // scratch [5][H, W, 3] (the CPU passes; the CUDA kernels keep tiles in shared memory)
   T* partials = nullptr;     // scratch [3][H, W, 3]
   SsimWindow<T> window{};
   const std::uint8_t* valid = nullptr;  // [H, W], 0: a masked pixel (null: none is masked)
@@ -63,39 +63,52 @@ struct ElementSums {
   T abs_diff, ssim, sq_diff, counted;  // counted: 1 for an element that counts
 };
 
-template <class T>
-TG_HD TG_INLINE void loss_rows_pass(const LossArgs<T>& a, std::size_t e) {
-  const std::size_t n = a.elements();
-  const int c = int(e % 3), px = int((e / 3) % a.width);
-  const std::size_t row = e - std::size_t(px) * 3 - c;  // element index of (row, 0, 0)
+// The window sums of x, y, x^2, y^2 and xy centred on i of a line of n (zero padding), in that order in m.
+// at(j, x, y) gives the pair at position j of the line.
+template <class T, class At>
+TG_HD TG_INLINE void window_moments(const SsimWindow<T>& window, int i, int n, const At& at, T m[5]) {
   T sx = T(0), sy = T(0), sxx = T(0), syy = T(0), sxy = T(0);
   TG_UNROLL for (int k = 0; k < kSsimTaps; ++k) {
-    const int j = px + k - kSsimRadius;
-    if (j < 0 || j >= a.width) continue;
-    const std::size_t idx = row + std::size_t(j) * 3 + c;
-    const T xv = a.x(idx), yv = a.y(idx), w = a.window.w[k];
+    const int j = i + k - kSsimRadius;
+    if (j < 0 || j >= n) continue;
+    T xv, yv;
+    at(j, xv, yv);
+    const T w = window.w[k];
     sx += w * xv;
     sy += w * yv;
     sxx += w * xv * xv;
     syy += w * yv * yv;
     sxy += w * xv * yv;
   }
-  a.moments[e] = sx;
-  a.moments[n + e] = sy;
-  a.moments[2 * n + e] = sxx;
-  a.moments[3 * n + e] = syy;
-  a.moments[4 * n + e] = sxy;
+  m[0] = sx;
+  m[1] = sy;
+  m[2] = sxx;
+  m[3] = syy;
+  m[4] = sxy;
 }
 
 template <class T>
-TG_HD TG_INLINE ElementSums<T> loss_columns_pass(const LossArgs<T>& a, std::size_t e) {
-  const std::size_t n = a.elements(), stride = std::size_t(a.width) * 3;
-  const int py = int(e / stride);
+TG_HD TG_INLINE void loss_rows_pass(const LossArgs<T>& a, std::size_t e) {
+  const std::size_t n = a.elements();
+  const int c = int(e % 3), px = int((e / 3) % a.width);
+  const std::size_t row = e - std::size_t(px) * 3 - c;  // element index of (row, 0, 0)
   T m[5];
-  TG_UNROLL for (int q = 0; q < 5; ++q) {
-    const T* plane = a.moments + q * n + (e - std::size_t(py) * stride);
-    m[q] = window_sum(a.window, py, a.height, [&](int j) { return plane[std::size_t(j) * stride]; });
-  }
+  window_moments(
+      a.window, px, a.width,
+      [&](int j, T& xv, T& yv) {
+        const std::size_t idx = row + std::size_t(j) * 3 + c;
+        xv = a.x(idx);
+        yv = a.y(idx);
+      },
+      m);
+  TG_UNROLL for (int q = 0; q < 5; ++q) a.moments[q * n + e] = m[q];
+}
+
+// Element e's SSIM from its 2D window moments m (pass 1 then 2): its partials scaled by dL/dSSIM (when the
+// gradient is wanted) and its sums.
+template <class T>
+TG_HD TG_INLINE ElementSums<T> ssim_element(const LossArgs<T>& a, std::size_t e, const T m[5]) {
+  const std::size_t n = a.elements();
   const SsimTerms<T> s = ssim_terms(m[0], m[1], m[2], m[3], m[4]);
   const bool counts = a.counts(e);
   if (a.grad) {
@@ -110,6 +123,18 @@ TG_HD TG_INLINE ElementSums<T> loss_columns_pass(const LossArgs<T>& a, std::size
 }
 
 template <class T>
+TG_HD TG_INLINE ElementSums<T> loss_columns_pass(const LossArgs<T>& a, std::size_t e) {
+  const std::size_t n = a.elements(), stride = std::size_t(a.width) * 3;
+  const int py = int(e / stride);
+  T m[5];
+  TG_UNROLL for (int q = 0; q < 5; ++q) {
+    const T* plane = a.moments + q * n + (e - std::size_t(py) * stride);
+    m[q] = window_sum(a.window, py, a.height, [&](int j) { return plane[std::size_t(j) * stride]; });
+  }
+  return ssim_element(a, e, m);
+}
+
+template <class T>
 TG_HD TG_INLINE void gradient_rows_pass(const LossArgs<T>& a, std::size_t e) {
   const std::size_t n = a.elements();
   const int c = int(e % 3), px = int((e / 3) % a.width);
@@ -118,6 +143,19 @@ TG_HD TG_INLINE void gradient_rows_pass(const LossArgs<T>& a, std::size_t e) {
     const T* plane = a.partials + q * n + row + c;
     a.moments[q * n + e] = window_sum(a.window, px, a.width, [&](int j) { return plane[std::size_t(j) * 3]; });
   }
+}
+
+// Element e's gradient from the 2D window sums g of the three partial planes (pass 3 then 4).
+template <class T>
+TG_HD TG_INLINE void gradient_element(const LossArgs<T>& a, std::size_t e, const T g[3]) {
+  const T xv = a.x(e), yv = a.y(e);
+  if (a.masked(e)) {  // x~ is the target there: no gradient
+    a.grad[e] = T(0);
+    return;
+  }
+  // Pixels outside a window get only the SSIM terms of the counted pixels whose windows reach them.
+  const T l1_scale = a.in_window(e) ? (T(1) - a.lambda) / T(a.counted) : T(0);
+  a.grad[e] = g[0] + T(2) * xv * g[1] + yv * g[2] + l1_scale * abs_derivative(xv - yv);
 }
 
 template <class T>
@@ -129,14 +167,7 @@ TG_HD TG_INLINE void gradient_columns_pass(const LossArgs<T>& a, std::size_t e) 
     const T* plane = a.moments + q * n + (e - std::size_t(py) * stride);
     g[q] = window_sum(a.window, py, a.height, [&](int j) { return plane[std::size_t(j) * stride]; });
   }
-  const T xv = a.x(e), yv = a.y(e);
-  if (a.masked(e)) {  // x~ is the target there: no gradient
-    a.grad[e] = T(0);
-    return;
-  }
-  // Pixels outside a window get only the SSIM terms of the counted pixels whose windows reach them.
-  const T l1_scale = a.in_window(e) ? (T(1) - a.lambda) / T(a.counted) : T(0);
-  a.grad[e] = g[0] + T(2) * xv * g[1] + yv * g[2] + l1_scale * abs_derivative(xv - yv);
+  gradient_element(a, e, g);
 }
 
 // The four LossValues from the totals of the element sums: the means are over n elements, of which `counted`

@@ -1,6 +1,14 @@
-// CUDA loss: the four passes of loss_passes.h, one thread per (pixel, channel), and a deterministic two-level
-// reduction of the values (fixed block tree, then the block partials in order by one block). Arguments are
-// __grid_constant__: the shared passes take them by reference, which would otherwise copy them per thread.
+// CUDA loss: the passes of loss_passes.h fused by tiles of 16x16 pixels (all three channels), two launches.
+//   1. loss kernel:     x and y of the tile and its 5-pixel halo into shared memory, their row moments (pass 1)
+//                       for the tile's columns over the halo's rows, then the column sums, SSIM and partials
+//                       (pass 2) of the tile's elements and the block's sums of the values.
+//   2. gradient kernel: the partial planes of the tile and its halo, their row sums (pass 3), then the column
+//                       sums and the gradient (pass 4).
+// Both sum in the order the per-element passes do (window_sum, window_moments), so the gradient is the one the
+// separate passes compute. The values are a deterministic two-level reduction: a fixed block tree, then the
+// block partials in order by one block (the gradient kernel's first, or a kernel of its own without a gradient).
+// Arguments are __grid_constant__: the shared passes take them by reference, which would otherwise copy them per
+// thread.
 #include "cuda_backend.h"
 #include "tilegrad/core/cuda/block_reduce.cuh"
 #include "tilegrad/core/cuda/launch.cuh"
@@ -10,31 +18,24 @@ namespace {
 
 using detail::LossArgs;
 constexpr int kBlock = 256;
+constexpr int kTile = 16;                        // pixels per side of a tile
+constexpr int kSpan = kTile + 2 * kSsimRadius;   // pixels per side of a tile with its halo
+constexpr int kTileElements = kTile * kTile * 3; // (pixel, channel) elements of a tile
+constexpr int kSums = 4;                         // ElementSums
 enum WorkspaceSlot : std::size_t { kBlockSums = 0 };
 
-__global__ void loss_rows_kernel(const __grid_constant__ LossArgs<float> a) {
-  const std::size_t e = cuda::global_thread();
-  if (e < a.elements()) detail::loss_rows_pass(a, e);
-}
-
-constexpr int kSums = 4;  // ElementSums
-
-// Block b writes its sums of |x - y|, SSIM, (x - y)^2 and counted elements to block_sums[4 b .. 4 b + 3].
-__global__ void __launch_bounds__(kBlock)
-    loss_columns_kernel(const __grid_constant__ LossArgs<float> a, double* block_sums) {
-  const std::size_t e = cuda::global_thread();
-  detail::ElementSums<float> s{0.0f, 0.0f, 0.0f, 0.0f};
-  if (e < a.elements()) s = detail::loss_columns_pass(a, e);
-  const float parts[kSums] = {s.abs_diff, s.ssim, s.sq_diff, s.counted};
-  for (int k = 0; k < kSums; ++k) {
-    const double sum = cuda::block_sum<kBlock>(parts[k]);
-    if (threadIdx.x == 0) block_sums[kSums * blockIdx.x + k] = sum;
-    __syncthreads();
+struct Tile {
+  int x0, y0;  // the tile's first pixel
+  __device__ Tile() : x0(int(blockIdx.x) * kTile), y0(int(blockIdx.y) * kTile) {}
+  // Element e of the image at pixel (x, y), channel c.
+  __device__ static std::size_t element(const LossArgs<float>& a, int x, int y, int c) {
+    return (std::size_t(y) * a.width + x) * 3 + c;
   }
-}
+};
 
-__global__ void __launch_bounds__(kBlock)
-    loss_values_kernel(const double* block_sums, unsigned blocks, std::size_t n, float lambda, float* values) {
+// Sums the 4 values of every block in order (one block) and writes the LossValues.
+__device__ void finish_loss_values(const double* block_sums, unsigned blocks, std::size_t n, float lambda,
+                                   float* values) {
   double totals[kSums];
   for (int k = 0; k < kSums; ++k) {
     double s = 0.0;
@@ -45,32 +46,117 @@ __global__ void __launch_bounds__(kBlock)
   if (threadIdx.x == 0) detail::finish_values(totals[0], totals[1], totals[2], totals[3], n, lambda, values);
 }
 
-__global__ void gradient_rows_kernel(const __grid_constant__ LossArgs<float> a) {
-  const std::size_t e = cuda::global_thread();
-  if (e < a.elements()) detail::gradient_rows_pass(a, e);
+// Block (bx, by) writes its sums of |x - y|, SSIM, (x - y)^2 and counted elements to block_sums[4 b .. 4 b + 3],
+// b = by * gridDim.x + bx.
+__global__ void __launch_bounds__(kBlock) loss_kernel(const __grid_constant__ LossArgs<float> a, double* block_sums) {
+  __shared__ float xs[kSpan * kSpan * 3], ys[kSpan * kSpan * 3];  // [halo row][halo column][channel]
+  __shared__ float rows[5][kSpan * kTile * 3];                      // [moment][halo row][tile column][channel]
+  const Tile t;
+  for (int i = threadIdx.x; i < kSpan * kSpan * 3; i += kBlock) {
+    const int c = i % 3, hx = (i / 3) % kSpan, hy = i / (3 * kSpan);
+    const int x = t.x0 - kSsimRadius + hx, y = t.y0 - kSsimRadius + hy;
+    if (x < 0 || x >= a.width || y < 0 || y >= a.height) continue;  // zero padding: never read
+    const std::size_t e = Tile::element(a, x, y, c);
+    xs[i] = a.x(e);
+    ys[i] = a.y(e);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < kSpan * kTile * 3; i += kBlock) {
+    const int c = i % 3, tx = (i / 3) % kTile, hy = i / (3 * kTile);
+    const int x = t.x0 + tx, y = t.y0 - kSsimRadius + hy;
+    if (x >= a.width || y < 0 || y >= a.height) continue;
+    const int line = hy * kSpan * 3 + c - (t.x0 - kSsimRadius) * 3;  // + 3 x: the halo entry of column x
+    float m[5];
+    detail::window_moments(
+        a.window, x, a.width,
+        [&](int j, float& xv, float& yv) {
+          xv = xs[line + 3 * j];
+          yv = ys[line + 3 * j];
+        },
+        m);
+    TG_UNROLL for (int q = 0; q < 5; ++q) rows[q][i] = m[q];
+  }
+  __syncthreads();
+  double sums[kSums] = {0.0, 0.0, 0.0, 0.0};
+  for (int i = threadIdx.x; i < kTileElements; i += kBlock) {
+    const int c = i % 3, tx = (i / 3) % kTile, ty = i / (3 * kTile);
+    const int x = t.x0 + tx, y = t.y0 + ty;
+    if (x >= a.width || y >= a.height) continue;
+    const int column = tx * 3 + c - (t.y0 - kSsimRadius) * kTile * 3;  // + kTile 3 y: the row sum at row y
+    float m[5];
+    TG_UNROLL for (int q = 0; q < 5; ++q)
+      m[q] = window_sum(a.window, y, a.height, [&](int j) { return rows[q][column + j * kTile * 3]; });
+    const detail::ElementSums<float> s = detail::ssim_element(a, Tile::element(a, x, y, c), m);
+    sums[0] += double(s.abs_diff);
+    sums[1] += double(s.ssim);
+    sums[2] += double(s.sq_diff);
+    sums[3] += double(s.counted);
+  }
+  const unsigned b = blockIdx.y * gridDim.x + blockIdx.x;
+  for (int k = 0; k < kSums; ++k) {
+    const double sum = cuda::block_sum<kBlock>(sums[k]);
+    if (threadIdx.x == 0) block_sums[kSums * b + k] = sum;
+    __syncthreads();
+  }
 }
 
-__global__ void gradient_columns_kernel(const __grid_constant__ LossArgs<float> a) {
-  const std::size_t e = cuda::global_thread();
-  if (e < a.elements()) detail::gradient_columns_pass(a, e);
+__global__ void __launch_bounds__(kBlock)
+    loss_values_kernel(const double* block_sums, unsigned blocks, std::size_t n, float lambda, float* values) {
+  finish_loss_values(block_sums, blocks, n, lambda, values);
+}
+
+// Block (0, 0) also finishes the values from the loss kernel's block sums (which precede it in the stream).
+__global__ void __launch_bounds__(kBlock)
+    gradient_kernel(const __grid_constant__ LossArgs<float> a, const double* block_sums, float* values) {
+  __shared__ float ps[3][kSpan * kSpan * 3];  // [partial][halo row][halo column][channel]
+  __shared__ float rows[3][kSpan * kTile * 3];
+  if (blockIdx.x == 0 && blockIdx.y == 0)
+    finish_loss_values(block_sums, gridDim.x * gridDim.y, a.counted, a.lambda, values);
+  const Tile t;
+  const std::size_t n = a.elements();
+  for (int i = threadIdx.x; i < kSpan * kSpan * 3; i += kBlock) {
+    const int c = i % 3, hx = (i / 3) % kSpan, hy = i / (3 * kSpan);
+    const int x = t.x0 - kSsimRadius + hx, y = t.y0 - kSsimRadius + hy;
+    if (x < 0 || x >= a.width || y < 0 || y >= a.height) continue;
+    const std::size_t e = Tile::element(a, x, y, c);
+    TG_UNROLL for (int q = 0; q < 3; ++q) ps[q][i] = a.partials[q * n + e];
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < kSpan * kTile * 3; i += kBlock) {
+    const int c = i % 3, tx = (i / 3) % kTile, hy = i / (3 * kTile);
+    const int x = t.x0 + tx, y = t.y0 - kSsimRadius + hy;
+    if (x >= a.width || y < 0 || y >= a.height) continue;
+    const int line = hy * kSpan * 3 + c - (t.x0 - kSsimRadius) * 3;
+    TG_UNROLL for (int q = 0; q < 3; ++q)
+      rows[q][i] = window_sum(a.window, x, a.width, [&](int j) { return ps[q][line + 3 * j]; });
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < kTileElements; i += kBlock) {
+    const int c = i % 3, tx = (i / 3) % kTile, ty = i / (3 * kTile);
+    const int x = t.x0 + tx, y = t.y0 + ty;
+    if (x >= a.width || y >= a.height) continue;
+    const int column = tx * 3 + c - (t.y0 - kSsimRadius) * kTile * 3;
+    float g[3];
+    TG_UNROLL for (int q = 0; q < 3; ++q)
+      g[q] = window_sum(a.window, y, a.height, [&](int j) { return rows[q][column + j * kTile * 3]; });
+    detail::gradient_element(a, Tile::element(a, x, y, c), g);
+  }
 }
 
 }  // namespace
 
 void image_loss(const LossArgs<float>& a, float* values, Workspace& ws) {
-  const std::size_t n = a.elements();
-  const unsigned blocks = cuda::blocks_for(n, kBlock);
+  const dim3 grid(unsigned((a.width + kTile - 1) / kTile), unsigned((a.height + kTile - 1) / kTile));
+  const unsigned blocks = grid.x * grid.y;
   double* block_sums = ws.slot<double>(kBlockSums, std::size_t(blocks) * kSums + kSums);
-  cuda::launch(loss_rows_kernel, n, kBlock, 0, a);
-  if (n > 0) {
-    loss_columns_kernel<<<blocks, kBlock>>>(a, block_sums);
-    TG_CUDA_CHECK_LAUNCH();
-  }
-  loss_values_kernel<<<1, kBlock>>>(block_sums, blocks, a.counted, a.lambda, values);
+  loss_kernel<<<grid, kBlock>>>(a, block_sums);
   TG_CUDA_CHECK_LAUNCH();
-  if (!a.grad) return;
-  cuda::launch(gradient_rows_kernel, n, kBlock, 0, a);
-  cuda::launch(gradient_columns_kernel, n, kBlock, 0, a);
+  if (a.grad) {
+    gradient_kernel<<<grid, kBlock>>>(a, block_sums, values);
+  } else {
+    loss_values_kernel<<<1, kBlock>>>(block_sums, blocks, a.counted, a.lambda, values);
+  }
+  TG_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace tilegrad::training::cuda_backend

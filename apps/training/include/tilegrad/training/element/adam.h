@@ -14,10 +14,13 @@ struct AdamStepConstants {
 
 // m <- b1 m + (1 - b1) g;  v <- b2 v + (1 - b2) g^2;  p <- p - lr m / (1 - b1^t) / (sqrt(v / (1 - b2^t)) + eps)
 // (the form PyTorch's Adam uses, so the published learning rates and epsilon mean the same thing here).
+// The multiply-adds are written out (fma: rounded once on every backend) rather than left to the compiler, which
+// contracts such expressions differently from one kernel to another: every caller, CPU or CUDA, gets the same
+// bits.
 TG_HD TG_INLINE void adam_update(float& p, float g, float& m, float& v, float lr, const AdamStepConstants& k) {
-  m = k.beta1 * m + (1.0f - k.beta1) * g;
-  v = k.beta2 * v + (1.0f - k.beta2) * g * g;
-  const float denom = sqrt(v) * k.inv_sqrt_bias2 + k.eps;
+  m = fma(1.0f - k.beta1, g, k.beta1 * m);
+  v = fma((1.0f - k.beta2) * g, g, k.beta2 * v);
+  const float denom = fma(sqrt(v), k.inv_sqrt_bias2, k.eps);
   p -= lr * k.inv_bias1 * m / denom;
 }
 
