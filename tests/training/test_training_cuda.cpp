@@ -107,10 +107,13 @@ namespace {
 // arrays starting `offset` floats into their buffers. Returns both groups' parameters, m and v.
 std::vector<float> fused_adam(Device d, std::size_t n, std::size_t offset) {
   const std::size_t size[2] = {n, 3 * n + 2};
+  const auto shifted = [&](std::vector<float> x) {  // `offset` zeros, then x
+    x.insert(x.begin(), offset, 0.0f);
+    return x;
+  };
   std::vector<Buffer<float>> p, m, v;
   for (int k = 0; k < 2; ++k) {
-    std::vector<float> start = test::random_floats(size[k] + offset, 1 + k);
-    p.push_back(Buffer<float>::from(start, d));
+    p.push_back(Buffer<float>::from(shifted(test::random_floats(size[k], 1 + k)), d));
     m.push_back(Buffer<float>::zeros(size[k] + offset, d));
     v.push_back(Buffer<float>::zeros(size[k] + offset, d));
   }
@@ -118,7 +121,7 @@ std::vector<float> fused_adam(Device d, std::size_t n, std::size_t offset) {
     std::vector<Buffer<float>> g;
     std::vector<AdamGroup> groups;
     for (int k = 0; k < 2; ++k) {
-      g.push_back(Buffer<float>::from(test::random_floats(size[k] + offset, 10 * (k + 1) + t), d));
+      g.push_back(Buffer<float>::from(shifted(test::random_floats(size[k], 10 * (k + 1) + t)), d));
       const auto at = [&](Buffer<float>& b) {
         if (offset == 0) {
           EXPECT_EQ(reinterpret_cast<std::uintptr_t>(b.data()) % 16, 0u) << "a buffer is unaligned";
@@ -148,6 +151,7 @@ TEST(TrainingCuda, FusedAdamGivesTheCpuBits) {
   TG_REQUIRE_CUDA();
   const std::size_t n = test::scaled(200000) + 1;
   const std::vector<float> cpu = fused_adam(Device::Cpu, n, 0);
+  ASSERT_TRUE(test::bitwise_equal(fused_adam(Device::Cpu, n, 1), cpu)) << "the offset changes the inputs";
   EXPECT_TRUE(test::bitwise_equal(fused_adam(Device::Cuda, n, 0), cpu)) << "runs of 4";
   EXPECT_TRUE(test::bitwise_equal(fused_adam(Device::Cuda, n, 1), cpu)) << "one element per thread";
   // And the update moved every parameter (the comparison is not of untouched arrays).
