@@ -122,15 +122,21 @@ TG_HD TG_INLINE ElementSums<T> ssim_element(const LossArgs<T>& a, std::size_t e,
   return {d < T(0) ? -d : d, s.value, d * d, T(1)};
 }
 
-template <class T>
-TG_HD TG_INLINE ElementSums<T> loss_columns_pass(const LossArgs<T>& a, std::size_t e) {
+// The vertical window sums at element e of the first Q planes of a.moments (passes 2 and 4).
+template <int Q, class T>
+TG_HD TG_INLINE void column_sums(const LossArgs<T>& a, std::size_t e, T out[Q]) {
   const std::size_t n = a.elements(), stride = std::size_t(a.width) * 3;
   const int py = int(e / stride);
-  T m[5];
-  TG_UNROLL for (int q = 0; q < 5; ++q) {
+  TG_UNROLL for (int q = 0; q < Q; ++q) {
     const T* plane = a.moments + q * n + (e - std::size_t(py) * stride);
-    m[q] = window_sum(a.window, py, a.height, [&](int j) { return plane[std::size_t(j) * stride]; });
+    out[q] = window_sum(a.window, py, a.height, [&](int j) { return plane[std::size_t(j) * stride]; });
   }
+}
+
+template <class T>
+TG_HD TG_INLINE ElementSums<T> loss_columns_pass(const LossArgs<T>& a, std::size_t e) {
+  T m[5];
+  column_sums<5>(a, e, m);
   return ssim_element(a, e, m);
 }
 
@@ -160,13 +166,8 @@ TG_HD TG_INLINE void gradient_element(const LossArgs<T>& a, std::size_t e, const
 
 template <class T>
 TG_HD TG_INLINE void gradient_columns_pass(const LossArgs<T>& a, std::size_t e) {
-  const std::size_t n = a.elements(), stride = std::size_t(a.width) * 3;
-  const int py = int(e / stride);
   T g[3];
-  TG_UNROLL for (int q = 0; q < 3; ++q) {
-    const T* plane = a.moments + q * n + (e - std::size_t(py) * stride);
-    g[q] = window_sum(a.window, py, a.height, [&](int j) { return plane[std::size_t(j) * stride]; });
-  }
+  column_sums<3>(a, e, g);
   gradient_element(a, e, g);
 }
 
