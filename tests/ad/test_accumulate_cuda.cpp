@@ -78,54 +78,74 @@ TEST(AccumulateCuda, ASegmentLengthBoundKeepsTheBits) {
 
 TEST(AccumulateCuda, ABoundOverManySegmentsKeepsTheBits) {
   TG_REQUIRE_CUDA();
-  // Tens of thousands of segments (the bound's path then gives each block a window of them) with lengths from
-  // 0 to 2,000 rows: each is summed by a thread per component, a warp or the whole block by its length.
-  // Non-finite values in a short, a middle and a long segment. Same bits as the planned path and the CPU.
-  for (int width : {1, 9, 12}) {
-    SCOPED_TRACE(::testing::Message() << "width " << width);
-    std::mt19937_64 rng(31 + width);
-    std::uniform_int_distribution<std::uint32_t> pick(0, 99), tiny(0, 32), middle(33, 300), longer(301, 2000);
-    std::vector<std::uint32_t> offsets{0};
-    const std::size_t segments = test::scaled(40000);
-    for (std::size_t p = 0; p < segments; ++p) {
-      const std::uint32_t k = pick(rng);
-      offsets.push_back(offsets.back() + (k < 80 ? tiny(rng) : k < 98 ? middle(rng) : longer(rng)));
-    }
-    Records g;
-    g.num_params = segments;
-    g.width = width;
-    g.values.resize(std::size_t(offsets.back()) * width);
-    std::uniform_real_distribution<float> val(-1.0f, 1.0f);
-    for (auto& v : g.values) v = val(rng);
-    for (std::size_t p = 0; p < segments; ++p) g.ids.insert(g.ids.end(), offsets[p + 1] - offsets[p], std::uint32_t(p));
-    std::uint32_t longest = 0;
-    std::vector<std::uint32_t> marked;  // the first segment of each class with enough rows
-    for (std::uint32_t lo : {2u, 33u, 1200u})
+  // Tens of thousands of segments (the bound's path then gives each block a window of them): each is summed by a
+  // thread per component, a warp or the whole block by its length. Three mixes of lengths, whose means (about 66,
+  // 10.5 and 3.5 rows) give the thread-per-component kernel each of its register capacities (32, 16 and 8 rows),
+  // so each size class meets segments just above and below its limits. Non-finite values in a short, a middle
+  // and a long segment. Same bits as the planned path and the CPU, added or stored.
+  struct Mix {
+    int short_pct, middle_pct;  // percent of segments in each class; the rest are long
+    std::uint32_t short_max, middle_lo, middle_hi, long_lo, long_hi;
+  };
+  for (Mix mix : {Mix{80, 18, 32, 33, 300, 301, 2000}, Mix{80, 19, 12, 9, 30, 100, 300},
+                  Mix{96, 3, 4, 5, 40, 60, 120}}) {
+    for (int width : {1, 9, 12}) {
+      SCOPED_TRACE(::testing::Message() << "width " << width << ", short segments up to " << mix.short_max);
+      std::mt19937_64 rng(31 + width + mix.short_max);
+      std::uniform_int_distribution<std::uint32_t> pick(0, 99), tiny(0, mix.short_max),
+          middle(mix.middle_lo, mix.middle_hi), longer(mix.long_lo, mix.long_hi);
+      std::vector<std::uint32_t> offsets{0};
+      const std::size_t segments = test::scaled(40000);
+      for (std::size_t p = 0; p < segments; ++p) {
+        const int k = int(pick(rng));
+        offsets.push_back(offsets.back() + (k < mix.short_pct                   ? tiny(rng)
+                                            : k < mix.short_pct + mix.middle_pct ? middle(rng)
+                                                                                 : longer(rng)));
+      }
+      Records g;
+      g.num_params = segments;
+      g.width = width;
+      g.values.resize(std::size_t(offsets.back()) * width);
+      std::uniform_real_distribution<float> val(-1.0f, 1.0f);
+      for (auto& v : g.values) v = val(rng);
       for (std::size_t p = 0; p < segments; ++p)
-        if (offsets[p + 1] - offsets[p] >= lo) {
-          marked.push_back(offsets[p]);
-          break;
-        }
-    for (std::size_t p = 0; p < segments; ++p) longest = std::max(longest, offsets[p + 1] - offsets[p]);
-    ASSERT_EQ(marked.size(), 3u);
-    g.values[std::size_t(marked[0]) * width] = std::numeric_limits<float>::infinity();
-    g.values[std::size_t(marked[1] + 1) * width] = std::numeric_limits<float>::quiet_NaN();
-    g.values[std::size_t(marked[2]) * width] = std::numeric_limits<float>::infinity();
-    g.values[std::size_t(marked[2] + 700) * width] = -std::numeric_limits<float>::infinity();
-    const auto planned = test::accumulate_records(Accumulation::Owned, g, &offsets, {}, Device::Cuda);
-    const auto cpu = test::accumulate_records(Accumulation::Owned, g, &offsets, {}, Device::Cpu);
-    ASSERT_EQ(planned.size(), cpu.size());
-    for (std::size_t i = 0; i < cpu.size(); ++i) {
-      if (std::isnan(cpu[i])) EXPECT_TRUE(std::isnan(planned[i])) << i;
-      else EXPECT_TRUE(test::bitwise_equal({planned[i]}, {cpu[i]})) << i;
+        g.ids.insert(g.ids.end(), offsets[p + 1] - offsets[p], std::uint32_t(p));
+      std::uint32_t longest = 0;
+      std::vector<std::uint32_t> marked;  // the first segment of each class with enough rows
+      for (std::uint32_t lo : {2u, mix.middle_lo, mix.long_lo})
+        for (std::size_t p = 0; p < segments; ++p)
+          if (offsets[p + 1] - offsets[p] >= lo) {
+            marked.push_back(offsets[p]);
+            break;
+          }
+      for (std::size_t p = 0; p < segments; ++p) longest = std::max(longest, offsets[p + 1] - offsets[p]);
+      ASSERT_EQ(marked.size(), 3u);
+      g.values[std::size_t(marked[0]) * width] = std::numeric_limits<float>::infinity();
+      g.values[std::size_t(marked[1] + 1) * width] = std::numeric_limits<float>::quiet_NaN();
+      g.values[std::size_t(marked[2]) * width] = std::numeric_limits<float>::infinity();
+      g.values[std::size_t(marked[2] + mix.long_lo / 2) * width] = -std::numeric_limits<float>::infinity();
+      const auto planned = test::accumulate_records(Accumulation::Owned, g, &offsets, {}, Device::Cuda);
+      const auto cpu = test::accumulate_records(Accumulation::Owned, g, &offsets, {}, Device::Cpu);
+      ASSERT_EQ(planned.size(), cpu.size());
+      for (std::size_t i = 0; i < cpu.size(); ++i) {
+        if (std::isnan(cpu[i])) EXPECT_TRUE(std::isnan(planned[i])) << i;
+        else EXPECT_TRUE(test::bitwise_equal({planned[i]}, {cpu[i]})) << i;
+      }
+      AccumulateOptions o;
+      o.max_segment_rows = longest;
+      const auto bounded = test::accumulate_records(Accumulation::Owned, g, &offsets, {}, Device::Cuda, o);
+      EXPECT_TRUE(test::bitwise_equal(bounded, planned));
+      EXPECT_TRUE(test::bitwise_equal(test::accumulate_records(Accumulation::Owned, g, &offsets, {}, Device::Cuda, o),
+                                      bounded))
+          << "repeat";
+      o.overwrite = true;
+      const auto stored = test::accumulate_records(Accumulation::Owned, g, &offsets,
+                                                   test::garbage(segments * width, longest), Device::Cuda, o);
+      std::size_t mismatches = 0;
+      for (std::size_t i = 0; i < cpu.size(); ++i)
+        mismatches += std::isnan(cpu[i]) ? !std::isnan(stored[i]) : !test::bitwise_equal({stored[i]}, {cpu[i]});
+      EXPECT_EQ(mismatches, 0u) << "overwrite";
     }
-    AccumulateOptions o;
-    o.max_segment_rows = longest;
-    const auto bounded = test::accumulate_records(Accumulation::Owned, g, &offsets, {}, Device::Cuda, o);
-    EXPECT_TRUE(test::bitwise_equal(bounded, planned));
-    EXPECT_TRUE(
-        test::bitwise_equal(test::accumulate_records(Accumulation::Owned, g, &offsets, {}, Device::Cuda, o), bounded))
-        << "repeat";
   }
 }
 
