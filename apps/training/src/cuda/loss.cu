@@ -24,12 +24,46 @@ constexpr int kTileElements = kTile * kTile * 3; // (pixel, channel) elements of
 constexpr int kSums = 4;                         // ElementSums
 enum WorkspaceSlot : std::size_t { kBlockSums = 0 };
 
+// The block's tile and the three loops both kernels run over it, each a block-strided loop over the entries
+// inside the image (what lies outside is zero padding, never read).
 struct Tile {
   int x0, y0;  // the tile's first pixel
   __device__ Tile() : x0(int(blockIdx.x) * kTile), y0(int(blockIdx.y) * kTile) {}
   // Element e of the image at pixel (x, y), channel c.
   __device__ static std::size_t element(const LossArgs<float>& a, int x, int y, int c) {
     return (std::size_t(y) * a.width + x) * 3 + c;
+  }
+  // f(i, e): entry i of the tile with its halo ([halo row][halo column][channel], kSpan x kSpan x 3), image element e.
+  template <class F>
+  __device__ void for_halo(const LossArgs<float>& a, const F& f) const {
+    for (int i = threadIdx.x; i < kSpan * kSpan * 3; i += kBlock) {
+      const int c = i % 3, hx = (i / 3) % kSpan, hy = i / (3 * kSpan);
+      const int x = x0 - kSsimRadius + hx, y = y0 - kSsimRadius + hy;
+      if (x < 0 || x >= a.width || y < 0 || y >= a.height) continue;
+      f(i, element(a, x, y, c));
+    }
+  }
+  // f(i, x, line): entry i of the row sums ([halo row][tile column][channel], kSpan x kTile x 3) at column x; the halo
+  // entry of column j of that row and channel is line + 3 j.
+  template <class F>
+  __device__ void for_rows(const LossArgs<float>& a, const F& f) const {
+    for (int i = threadIdx.x; i < kSpan * kTile * 3; i += kBlock) {
+      const int c = i % 3, tx = (i / 3) % kTile, hy = i / (3 * kTile);
+      const int x = x0 + tx, y = y0 - kSsimRadius + hy;
+      if (x >= a.width || y < 0 || y >= a.height) continue;
+      f(i, x, hy * kSpan * 3 + c - (x0 - kSsimRadius) * 3);
+    }
+  }
+  // f(e, y, column): the tile's element e at row y; the row sum of row j in its column and channel is entry
+  // column + j kTile 3.
+  template <class F>
+  __device__ void for_elements(const LossArgs<float>& a, const F& f) const {
+    for (int i = threadIdx.x; i < kTileElements; i += kBlock) {
+      const int c = i % 3, tx = (i / 3) % kTile, ty = i / (3 * kTile);
+      const int x = x0 + tx, y = y0 + ty;
+      if (x >= a.width || y >= a.height) continue;
+      f(element(a, x, y, c), y, tx * 3 + c - (y0 - kSsimRadius) * kTile * 3);
+    }
   }
 };
 
@@ -52,20 +86,12 @@ __global__ void __launch_bounds__(kBlock) loss_kernel(const __grid_constant__ Lo
   __shared__ float xs[kSpan * kSpan * 3], ys[kSpan * kSpan * 3];  // [halo row][halo column][channel]
   __shared__ float rows[5][kSpan * kTile * 3];                      // [moment][halo row][tile column][channel]
   const Tile t;
-  for (int i = threadIdx.x; i < kSpan * kSpan * 3; i += kBlock) {
-    const int c = i % 3, hx = (i / 3) % kSpan, hy = i / (3 * kSpan);
-    const int x = t.x0 - kSsimRadius + hx, y = t.y0 - kSsimRadius + hy;
-    if (x < 0 || x >= a.width || y < 0 || y >= a.height) continue;  // zero padding: never read
-    const std::size_t e = Tile::element(a, x, y, c);
+  t.for_halo(a, [&](int i, std::size_t e) {
     xs[i] = a.x(e);
     ys[i] = a.y(e);
-  }
+  });
   __syncthreads();
-  for (int i = threadIdx.x; i < kSpan * kTile * 3; i += kBlock) {
-    const int c = i % 3, tx = (i / 3) % kTile, hy = i / (3 * kTile);
-    const int x = t.x0 + tx, y = t.y0 - kSsimRadius + hy;
-    if (x >= a.width || y < 0 || y >= a.height) continue;
-    const int line = hy * kSpan * 3 + c - (t.x0 - kSsimRadius) * 3;  // + 3 x: the halo entry of column x
+  t.for_rows(a, [&](int i, int x, int line) {
     float m[5];
     detail::window_moments(
         a.window, x, a.width,
@@ -75,23 +101,19 @@ __global__ void __launch_bounds__(kBlock) loss_kernel(const __grid_constant__ Lo
         },
         m);
     TG_UNROLL for (int q = 0; q < 5; ++q) rows[q][i] = m[q];
-  }
+  });
   __syncthreads();
   double sums[kSums] = {0.0, 0.0, 0.0, 0.0};
-  for (int i = threadIdx.x; i < kTileElements; i += kBlock) {
-    const int c = i % 3, tx = (i / 3) % kTile, ty = i / (3 * kTile);
-    const int x = t.x0 + tx, y = t.y0 + ty;
-    if (x >= a.width || y >= a.height) continue;
-    const int column = tx * 3 + c - (t.y0 - kSsimRadius) * kTile * 3;  // + kTile 3 y: the row sum at row y
+  t.for_elements(a, [&](std::size_t e, int y, int column) {
     float m[5];
     TG_UNROLL for (int q = 0; q < 5; ++q)
       m[q] = window_sum(a.window, y, a.height, [&](int j) { return rows[q][column + j * kTile * 3]; });
-    const detail::ElementSums<float> s = detail::ssim_element(a, Tile::element(a, x, y, c), m);
+    const detail::ElementSums<float> s = detail::ssim_element(a, e, m);
     sums[0] += double(s.abs_diff);
     sums[1] += double(s.ssim);
     sums[2] += double(s.sq_diff);
     sums[3] += double(s.counted);
-  }
+  });
   const unsigned b = blockIdx.y * gridDim.x + blockIdx.x;
   for (int k = 0; k < kSums; ++k) {
     const double sum = cuda::block_sum<kBlock>(sums[k]);
@@ -114,33 +136,19 @@ __global__ void __launch_bounds__(kBlock)
     finish_loss_values(block_sums, gridDim.x * gridDim.y, a.counted, a.lambda, values);
   const Tile t;
   const std::size_t n = a.elements();
-  for (int i = threadIdx.x; i < kSpan * kSpan * 3; i += kBlock) {
-    const int c = i % 3, hx = (i / 3) % kSpan, hy = i / (3 * kSpan);
-    const int x = t.x0 - kSsimRadius + hx, y = t.y0 - kSsimRadius + hy;
-    if (x < 0 || x >= a.width || y < 0 || y >= a.height) continue;
-    const std::size_t e = Tile::element(a, x, y, c);
-    TG_UNROLL for (int q = 0; q < 3; ++q) ps[q][i] = a.partials[q * n + e];
-  }
+  t.for_halo(a, [&](int i, std::size_t e) { TG_UNROLL for (int q = 0; q < 3; ++q) ps[q][i] = a.partials[q * n + e]; });
   __syncthreads();
-  for (int i = threadIdx.x; i < kSpan * kTile * 3; i += kBlock) {
-    const int c = i % 3, tx = (i / 3) % kTile, hy = i / (3 * kTile);
-    const int x = t.x0 + tx, y = t.y0 - kSsimRadius + hy;
-    if (x >= a.width || y < 0 || y >= a.height) continue;
-    const int line = hy * kSpan * 3 + c - (t.x0 - kSsimRadius) * 3;
+  t.for_rows(a, [&](int i, int x, int line) {
     TG_UNROLL for (int q = 0; q < 3; ++q)
       rows[q][i] = window_sum(a.window, x, a.width, [&](int j) { return ps[q][line + 3 * j]; });
-  }
+  });
   __syncthreads();
-  for (int i = threadIdx.x; i < kTileElements; i += kBlock) {
-    const int c = i % 3, tx = (i / 3) % kTile, ty = i / (3 * kTile);
-    const int x = t.x0 + tx, y = t.y0 + ty;
-    if (x >= a.width || y >= a.height) continue;
-    const int column = tx * 3 + c - (t.y0 - kSsimRadius) * kTile * 3;
+  t.for_elements(a, [&](std::size_t e, int y, int column) {
     float g[3];
     TG_UNROLL for (int q = 0; q < 3; ++q)
       g[q] = window_sum(a.window, y, a.height, [&](int j) { return rows[q][column + j * kTile * 3]; });
-    detail::gradient_element(a, Tile::element(a, x, y, c), g);
-  }
+    detail::gradient_element(a, e, g);
+  });
 }
 
 }  // namespace
