@@ -9,6 +9,8 @@
 //   Owned           - the warp sums, the block combines its warps in a fixed order and writes ONE record per
 //                     instance into the instance's own slot: no atomics; the per-Gaussian sum over the
 //                     Gaussian's contiguous slots is the AD layer's exact segmented sum.
+// The record modes write only the instances some pixel reached (entries before the band's last contributor):
+// the caller zeroes the records first (backward.cu), so those no pixel reached read as zeros.
 #include <climits>
 
 #include "cuda/blend_backward.h"
@@ -99,15 +101,6 @@ __global__ void __launch_bounds__(kTilePixels / PARTS, MIN_BLOCKS) blend_backwar
   const std::uint32_t used_end = start + tile_count;
   const std::uint32_t chunk_begin = a.chunks.length ? start + work.chunk * a.chunks.length : start;
   const std::uint32_t chunk_end = a.chunks.length ? min(end, chunk_begin + a.chunks.length) : end;
-
-  if constexpr (kRecords) {
-    // Instances no pixel of the band reached still own a record: it must hold zeros.
-    for (std::uint32_t e = max(used_end, chunk_begin) + threadIdx.x; e < chunk_end; e += kThreads) {
-      float* row = a.partial + std::size_t(record_row<MODE>(a, e, a.sorted_visible[e], band)) * W;
-#pragma unroll
-      for (int c = 0; c < W; ++c) row[c] = 0.0f;
-    }
-  }
 
   const float t_final = inside ? a.final_transmittance[pix] : 1.0f;
   Vec3<float> d_rgb = Vec3<float>::zero();

@@ -22,7 +22,9 @@ struct BlendBackwardArgs {
   const float* final_transmittance;
   const float *d_image, *d_alpha, *d_depth;  // alpha and depth may be null
   float* grad2d;   // Atomic / WarpAggregated: [V, width], zeroed by the caller
-  float* partial;  // Owned: [instances, width] in slot order; SortReduce: in tile-sorted order; every row written
+  // Owned: [instances, width] in slot order; SortReduce: in tile-sorted order. Zeroed by the caller: the kernel
+  // writes the rows of the instances some pixel reached.
+  float* partial;
   // Owned: the first tile row of the launch's band (record_strips.h). The slots (offsets) count each Gaussian's
   // tiles from that row on; 0 with the forward's offsets when the whole image is one band.
   int row_begin;
