@@ -39,6 +39,31 @@ TEST(ExactSum, SingleValueShortcutHasTheGeneralPathsBits) {
   EXPECT_TRUE(std::isnan(exact::sum([](std::uint32_t) { return NAN; }, 1)));
 }
 
+TEST(ExactSum, ExponentAndHeadroomFromBitsMatchTheirDefinitions) {
+  // binary_exponent reads frexpf's exponent from the float's bits, headroom_bits counts ceil(log2) with one
+  // bit count: both must agree with the definitions everywhere, subnormals and zero included.
+  std::vector<float> values = {0.0f, 1.4e-45f, 2.8e-45f, 1.0e-40f, 1.17549421e-38f, 1.17549435e-38f, 0.5f, 1.0f,
+                               3.4028235e38f};
+  for (std::uint32_t bits = 1; bits < 0x7F800000u; bits += 0x00012345u) {
+    float x;
+    std::memcpy(&x, &bits, sizeof x);
+    values.push_back(x);
+  }
+  for (float x : values) {
+    int e = 0;
+    std::frexp(x, &e);
+    ASSERT_EQ(exact::binary_exponent(x), e) << x;
+  }
+  auto by_loop = [](std::uint64_t count) {
+    int h = 0;
+    while (h < 32 && (std::uint64_t(1) << h) < count) ++h;
+    return h;
+  };
+  for (std::uint64_t count = 1; count < 70000; ++count) ASSERT_EQ(exact::headroom_bits(std::uint32_t(count)), by_loop(count));
+  for (std::uint64_t count : {0x7FFFFFFFull, 0x80000000ull, 0x80000001ull, 0xFFFFFFFFull})
+    ASSERT_EQ(exact::headroom_bits(std::uint32_t(count)), by_loop(count)) << count;
+}
+
 TEST(ExactSum, PowerOfTwoScaleIsExactOverTheWholeRange) {
   // quantize/dequantize scale by pow2(k), assembled from exponent bits; it must be ldexp exactly for every
   // exponent the sums use (k in [-98, 210], and its negation).

@@ -90,7 +90,7 @@ template <class T, class Op>
 __device__ T combine_rows(T v, const LaneLayout& l, int width, Op op) {
   for (int step = 1; step < l.per_step; step <<= 1) {
     const T other = __shfl_down_sync(kFullMask, v, step * width);
-    if (l.r % (2 * step) == 0 && l.r + step < l.per_step) v = op(v, other);
+    if ((l.r & (2 * step - 1)) == 0 && l.r + step < l.per_step) v = op(v, other);  // step: a power of 2
   }
   return __shfl_sync(kFullMask, v, l.c);
 }
@@ -168,8 +168,18 @@ template <std::uint32_t CAP>
 __global__ void tiny_segments_kernel(Rows rows, const std::uint32_t* offsets, std::size_t num_segments,
                                      bool long_too, Output out) {
   const std::size_t t = global_thread();
-  const std::size_t s = t / rows.width;
-  const int c = static_cast<int>(t % rows.width);
+  // (segment, component) of this thread: a 32-bit division where the index fits (a 64-bit one is a long
+  // subroutine, a sixth of this kernel's instructions).
+  std::size_t s;
+  int c;
+  if (t <= 0xFFFFFFFFu) {
+    const std::uint32_t t32 = std::uint32_t(t), w = std::uint32_t(rows.width), s32 = t32 / w;
+    s = s32;
+    c = int(t32 - s32 * w);
+  } else {
+    s = t / rows.width;
+    c = int(t % rows.width);
+  }
   if (s >= num_segments) return;
   const std::uint32_t begin = offsets[s], len = offsets[s + 1] - begin;
   if (out.writes_tiny(len, CAP)) {
@@ -192,7 +202,7 @@ __device__ void warp_segment_sum(const Rows& rows, const Output& out, std::size_
     if (l.active) for_each_value(rows, begin + l.r, end, l.per_step, l.c, [&](float x) { probe.add(x); });
     probe = probe.over_rows(l, width);
     scale = exact::scale_exponent(probe.max_abs, end - begin);
-    if (l.active && !probe.flags) {
+    if (l.active && !probe.flags && probe.max_abs > 0.0f) {  // all zeros: the sum is 0
       for_each_value(rows, begin + l.r, end, l.per_step, l.c, [&](float x) { sum += exact::quantize(x, scale); });
     }
   } else {
@@ -212,7 +222,7 @@ __device__ void warp_segment_sum(const Rows& rows, const Output& out, std::size_
     }
     probe = probe.over_rows(l, width);
     scale = exact::scale_exponent(probe.max_abs, end - begin);
-    if (!probe.flags) {
+    if (!probe.flags && probe.max_abs > 0.0f) {
 #pragma unroll
       for (int q = 0; q < kRegs; ++q) {
         if (q >= steps) break;
@@ -258,7 +268,7 @@ __device__ void block_segment_sum(const Rows& rows, const Output& out, std::size
   const unsigned flags = block_combine(probe.flags, scratch.flags, l, OrOp{});
   const int scale = exact::scale_exponent(max_abs, end - begin);
   long long sum = 0;
-  if (l.active && !flags) {
+  if (l.active && !flags && max_abs > 0.0f) {
     for_each_value(rows, first, end, stride, l.c, [&](float x) { sum += exact::quantize(x, scale); });
   }
   sum = block_combine(combine_rows(sum, l, width, AddOp{}), scratch.sum, l, AddOp{});
@@ -272,7 +282,8 @@ __device__ void block_segment_sum(const Rows& rows, const Output& out, std::size
 // tiny_segments_kernel (a block's phases would wait on each other); few segments: one per block of kShortBlock
 // threads, tiny ones included (one launch, tiny_max = kTinyMax). See segmented_sum.
 constexpr unsigned kBoundedBlock = 256, kShortBlock = 1024;
-constexpr std::uint32_t kWindow = 64;
+constexpr std::uint32_t kWindow = 256;
+static_assert(kWindow <= kBoundedBlock, "a thread classifies each segment of a window");
 __global__ void __launch_bounds__(kShortBlock) bounded_segments_kernel(Rows rows, const std::uint32_t* offsets,
                                                                        std::size_t num_segments,
                                                                        std::uint32_t window, bool with_tiny,

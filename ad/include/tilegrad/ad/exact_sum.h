@@ -32,18 +32,39 @@ TG_HD TG_INLINE float nonfinite_result(unsigned flags) {
   return (flags & kPosInf) ? INFINITY : -INFINITY;
 }
 
+// The number of significant bits of x (0 for x = 0): one instruction on the device.
+TG_HD TG_INLINE int bit_length(std::uint32_t x) {
+#ifdef __CUDA_ARCH__
+  return 32 - __clz(static_cast<int>(x));
+#elif defined(__GNUC__)
+  return x ? 32 - __builtin_clz(x) : 0;
+#else
+  int n = 0;
+  for (; x; x >>= 1) ++n;
+  return n;
+#endif
+}
+
 // ceil(log2(count)) for count >= 1.
-TG_HD TG_INLINE int headroom_bits(std::uint32_t count) {
-  int h = 0;
-  while (h < 32 && (std::uint64_t(1) << h) < count) ++h;
-  return h;
+TG_HD TG_INLINE int headroom_bits(std::uint32_t count) { return count <= 1 ? 0 : bit_length(count - 1); }
+
+// frexpf's exponent of a finite x >= 0 (x = f 2^e with f in [0.5, 1); e = 0 for x = 0), read from its bits.
+TG_HD TG_INLINE int binary_exponent(float x) {
+  std::uint32_t bits;
+#ifdef __CUDA_ARCH__
+  bits = __float_as_uint(x);
+#else
+  std::memcpy(&bits, &x, sizeof bits);
+#endif
+  bits &= 0x7FFFFFFFu;
+  const int biased = static_cast<int>(bits >> 23);
+  if (biased != 0) return biased - 126;
+  return bits ? bit_length(bits) - 149 : 0;  // subnormal: bits * 2^-149
 }
 
 // Exponent k such that every |x| <= max_abs satisfies |x| 2^k < 2^(62 - headroom_bits(count)).
 TG_HD TG_INLINE int scale_exponent(float max_abs, std::uint32_t count) {
-  int e = 0;
-  frexpf(max_abs, &e);  // max_abs = f 2^e with f in [0.5, 1), or e = 0 for max_abs = 0
-  return 62 - headroom_bits(count) - e;
+  return 62 - headroom_bits(count) - binary_exponent(max_abs);
 }
 
 // 2^k as a double, assembled from its exponent bits: exact for k in [-1022, 1023], which holds every scale
@@ -101,6 +122,7 @@ TG_HD float sum(const ValueAt& value, std::uint32_t count) {
     for_each_index<MAX_COUNT>(count, [&](std::uint32_t i) { flags |= nonfinite_flags(value(i)); });
     return nonfinite_result(flags);
   }
+  if (max_abs == 0.0f) return 0.0f;  // the integer sum of zeros: +0
   const int k = scale_exponent(max_abs, count);
   long long total = 0;
   for_each_index<MAX_COUNT>(count, [&](std::uint32_t i) { total += quantize(value(i), k); });
