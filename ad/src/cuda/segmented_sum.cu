@@ -160,26 +160,17 @@ __device__ void tiny_component_sum(const Rows& rows, const Output& out, std::siz
   out.write(s, c, exact::sum<CAP>([&](std::uint32_t i) { return x[i]; }, len));
 }
 
-// Segments of 1 to CAP rows (0 to CAP when overwriting), a thread per (segment, component). CAP (<= kTinyMax)
-// sets the registers a thread holds its values in, and so how many warps fit on an SM (see tiny_cap).
+// Segments of 1 to CAP rows (0 to CAP when overwriting), a thread per (segment, component): blocks of
+// width x (kBlock / width) threads, threadIdx.x the component and threadIdx.y the segment within the block (no
+// division by the width). CAP (<= kTinyMax) sets the registers a thread holds its values in, and so how many
+// warps fit on an SM (see tiny_cap).
 // long_too: no other launch follows (a caller's bound of at most CAP rows), so a longer segment, which only a
 // wrong bound lets through, is summed here too: by its thread, reading its values twice (the same bits, slowly).
 template <std::uint32_t CAP>
 __global__ void tiny_segments_kernel(Rows rows, const std::uint32_t* offsets, std::size_t num_segments,
                                      bool long_too, Output out) {
-  const std::size_t t = global_thread();
-  // (segment, component) of this thread: a 32-bit division where the index fits (a 64-bit one is a long
-  // subroutine, a sixth of this kernel's instructions).
-  std::size_t s;
-  int c;
-  if (t <= 0xFFFFFFFFu) {
-    const std::uint32_t t32 = std::uint32_t(t), w = std::uint32_t(rows.width), s32 = t32 / w;
-    s = s32;
-    c = int(t32 - s32 * w);
-  } else {
-    s = t / rows.width;
-    c = int(t % rows.width);
-  }
+  const std::size_t s = std::size_t(blockIdx.x) * blockDim.y + threadIdx.y;
+  const int c = int(threadIdx.x);
   if (s >= num_segments) return;
   const std::uint32_t begin = offsets[s], len = offsets[s + 1] - begin;
   if (out.writes_tiny(len, CAP)) {
@@ -277,7 +268,7 @@ __device__ void block_segment_sum(const Rows& rows, const Output& out, std::size
 
 // Segments of at most kShortMax rows (a caller's bound). Each block takes a window of `window` consecutive
 // segments and gives each the smallest worker that suits it: a warp up to its register capacity, else the whole
-// block, and (with_tiny) a thread per component up to kTinyMax rows. Many segments: windows of up to kWindow
+// block, and (with_tiny) a thread per component up to kTinyMax rows. Many segments: windows of up to max_window
 // segments in blocks of kBoundedBlock threads, the segments of at most tiny_max rows left to
 // tiny_segments_kernel (a block's phases would wait on each other); few segments: one per block of kShortBlock
 // threads, tiny ones included (one launch, tiny_max = kTinyMax). See segmented_sum.
@@ -498,13 +489,24 @@ std::uint32_t tiny_cap(std::size_t count, std::size_t num_segments) {
   if (count <= 12 * num_segments) return 16;
   return kTinyMax;
 }
-template <class... Args>
-void launch_tiny(std::uint32_t cap, std::size_t threads, cudaStream_t stream, const Args&... args) {
+// The bounded kernel's largest window: with short segments on average (capacity 8) few of a window's segments
+// reach it, so windows of kWindow segments keep its blocks busy (garden grid 15: 250 -> 166 us under ncu);
+// with longer ones (capacity 16 or more) 64-segment windows balance better (grid 5: 256 measured slower).
+std::uint32_t max_window(std::uint32_t cap) { return cap <= 8 ? kWindow : 64; }
+void launch_tiny(std::uint32_t cap, cudaStream_t stream, const Rows& rows, const std::uint32_t* offsets,
+                 std::size_t num_segments, bool long_too, const Output& out) {
+  const dim3 block{unsigned(rows.width), kBlock / unsigned(rows.width)};
+  const std::size_t blocks = (num_segments + block.y - 1) / block.y;
+  TG_ASSERT(blocks <= 0x7FFFFFFFu, "segmented sum: too many segments: ", num_segments);
+  const dim3 grid{unsigned(blocks)};
   switch (cap) {
-    case 8: cuda::launch(tiny_segments_kernel<8>, threads, kBlock, stream, args...); break;
-    case 16: cuda::launch(tiny_segments_kernel<16>, threads, kBlock, stream, args...); break;
-    default: cuda::launch(tiny_segments_kernel<kTinyMax>, threads, kBlock, stream, args...); break;
+    case 8: tiny_segments_kernel<8><<<grid, block, 0, stream>>>(rows, offsets, num_segments, long_too, out); break;
+    case 16: tiny_segments_kernel<16><<<grid, block, 0, stream>>>(rows, offsets, num_segments, long_too, out); break;
+    default:
+      tiny_segments_kernel<kTinyMax><<<grid, block, 0, stream>>>(rows, offsets, num_segments, long_too, out);
+      break;
   }
+  TG_CUDA_CHECK_LAUNCH();
 }
 
 // Shared driver: tasks for segments of at least min_rows rows, then the single and multi paths.
@@ -573,11 +575,12 @@ void segmented_sum(const float* values, const std::uint32_t* perm, const std::ui
     // Windows of segments when there are enough of them to fill the GPU several times over; otherwise a large
     // block per segment, which keeps the chain of loads of a long segment short.
     const std::size_t per_window = num_segments / (std::size_t(cuda::sm_count()) * 8);
-    const std::uint32_t window = std::uint32_t(std::clamp<std::size_t>(per_window, 1, kWindow));
+    std::uint32_t cap = tiny_cap(count, num_segments);
+    const std::uint32_t window = std::uint32_t(std::clamp<std::size_t>(per_window, 1, max_window(cap)));
     const bool few = window == 1;
-    const std::uint32_t cap = few ? kTinyMax : tiny_cap(count, num_segments);
+    if (few) cap = kTinyMax;
     const bool tiny_only = !few && max_rows <= cap;
-    if (!few) launch_tiny(cap, num_segments * width, stream, rows, offsets, num_segments, tiny_only, out);
+    if (!few) launch_tiny(cap, stream, rows, offsets, num_segments, tiny_only, out);
     if (!tiny_only) {
       bounded_segments_kernel<<<(num_segments + window - 1) / window, few ? kShortBlock : kBoundedBlock, 0, stream>>>(
           rows, offsets, num_segments, window, few, cap, out);
@@ -585,7 +588,7 @@ void segmented_sum(const float* values, const std::uint32_t* perm, const std::ui
     }
     return;
   }
-  launch_tiny(kTinyMax, num_segments * width, stream, rows, offsets, num_segments, false, out);
+  launch_tiny(kTinyMax, stream, rows, offsets, num_segments, false, out);
   run_plan(rows, offsets, num_segments, count, kTinyMax + 1, out, ws, stream);
 }
 
