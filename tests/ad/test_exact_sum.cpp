@@ -59,7 +59,8 @@ TEST(ExactSum, ExponentAndHeadroomFromBitsMatchTheirDefinitions) {
     while (h < 32 && (std::uint64_t(1) << h) < count) ++h;
     return h;
   };
-  for (std::uint64_t count = 1; count < 70000; ++count) ASSERT_EQ(exact::headroom_bits(std::uint32_t(count)), by_loop(count));
+  for (std::uint64_t count = 1; count < 70000; ++count)
+    ASSERT_EQ(exact::headroom_bits(std::uint32_t(count)), by_loop(count)) << count;
   for (std::uint64_t count : {0x7FFFFFFFull, 0x80000000ull, 0x80000001ull, 0xFFFFFFFFull})
     ASSERT_EQ(exact::headroom_bits(std::uint32_t(count)), by_loop(count)) << count;
 }
