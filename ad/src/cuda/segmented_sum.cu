@@ -478,7 +478,7 @@ __global__ void multi_segment_kernel(Plan p) {
 }
 
 // The tiny kernel's capacity for segments of count / num_segments rows on average: 8, 16 or kTinyMax rows
-// in registers (32, 34 and 54 registers per thread: 8, 6 and 4 blocks of kBlock threads per SM). The kernel is
+// in registers (32, 40 and 54 registers per thread: 8, 6 and 4 blocks of about kBlock threads per SM). The kernel is
 // bound by each thread's two dependent loads (offsets, then values), so more resident warps shorten it; the
 // segments above the capacity go to the bounded kernel's warps instead. Measured on the garden grids (H100,
 // Owned records, reduction ms for capacity 32 / 16 / 8): 2.35 rows on average (grid 15) 0.756 / 0.608 / 0.557,
