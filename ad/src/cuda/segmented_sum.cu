@@ -25,6 +25,7 @@
 #include "kernels.h"
 #include "tilegrad/ad/exact_sum.h"
 #include "tilegrad/core/cuda/launch.cuh"
+#include "tilegrad/core/cuda/side_stream.h"
 
 namespace tilegrad::ad::cuda_backend {
 namespace {
@@ -580,12 +581,25 @@ void segmented_sum(const float* values, const std::uint32_t* perm, const std::ui
     const bool few = window == 1;
     if (few) cap = kTinyMax;
     const bool tiny_only = !few && max_rows <= cap;
-    if (!few) launch_tiny(cap, stream, rows, offsets, num_segments, tiny_only, out);
-    if (!tiny_only) {
-      bounded_segments_kernel<<<(num_segments + window - 1) / window, few ? kShortBlock : kBoundedBlock, 0, stream>>>(
-          rows, offsets, num_segments, window, few, cap, out);
+    const unsigned bounded_grid = unsigned((num_segments + window - 1) / window);
+    if (few) {  // one launch: a block per segment, the tiny ones included
+      bounded_segments_kernel<<<bounded_grid, kShortBlock, 0, stream>>>(rows, offsets, num_segments, window, true, cap,
+                                                                        out);
       TG_CUDA_CHECK_LAUNCH();
+      return;
     }
+    if (tiny_only) {
+      launch_tiny(cap, stream, rows, offsets, num_segments, true, out);
+      return;
+    }
+    // The two kernels sum disjoint segments, and neither fills the GPU to the end alone (the bounded kernel's
+    // last blocks walk long segments): they run side by side, the short segments' on a side branch.
+    cuda::SideBranch side(stream);
+    bounded_segments_kernel<<<bounded_grid, kBoundedBlock, 0, stream>>>(rows, offsets, num_segments, window, false,
+                                                                        cap, out);
+    TG_CUDA_CHECK_LAUNCH();
+    launch_tiny(cap, side.stream(), rows, offsets, num_segments, false, out);
+    side.join();
     return;
   }
   launch_tiny(kTinyMax, stream, rows, offsets, num_segments, false, out);

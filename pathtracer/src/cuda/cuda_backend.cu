@@ -3,11 +3,13 @@
 // writes records in chunks of tile rows (bounded memory) and reduces them with the AD layer, Owned writes
 // partials straight into their per-sphere segments and finishes with one exact segmented sum.
 #include <algorithm>
+#include <optional>
 
 #include "../backend.h"
 #include "kernels.h"
 #include "tilegrad/ad/accumulator.h"
 #include "tilegrad/core/cuda/check.h"
+#include "tilegrad/core/cuda/side_stream.h"
 #include "tilegrad/core/error.h"
 #include "tilegrad/pathtracer/pixel_sample.h"
 
@@ -213,11 +215,8 @@ class CudaBackend final : public Backend {
       // The edge pass writes rows of its own: it runs beside the interior pass on a second stream (with few
       // spheres its few blocks would otherwise run alone after it), once the work queued before (the last
       // call's sum reading these rows) is done; the sum waits for both. The interior pass is queued first.
-      const bool beside = edge.total > 0;
-      if (beside) {
-        m_side.create();
-        TG_CUDA_CHECK(cudaEventRecord(m_side.ready, 0));
-      }
+      std::optional<cuda::SideBranch> side;
+      if (edge.total > 0) side.emplace(cudaStream_t{0});
       if (check_tables && m_missing.empty()) {  // cleared once here, and again only after it was found set
         m_missing.reset(1, Device::Cuda);
         m_missing.zero();
@@ -231,11 +230,9 @@ class CudaBackend final : public Backend {
       in.segments = m_segments.data();
       in.tile_order = m_tile_order.data();
       cuda_backend::launch_interior(Sink::Owned, in);
-      if (beside) {
-        TG_CUDA_CHECK(cudaStreamWaitEvent(m_side.stream, m_side.ready, 0));
-        cuda_backend::launch_edges(Sink::Owned, edge, m_side.stream);
-        TG_CUDA_CHECK(cudaEventRecord(m_side.done, m_side.stream));
-        TG_CUDA_CHECK(cudaStreamWaitEvent(0, m_side.done, 0));
+      if (side) {
+        cuda_backend::launch_edges(Sink::Owned, edge, side->stream());
+        side->join();
       }
     } else {
       cuda_backend::launch_edges(Sink::Owned, edge);
@@ -268,24 +265,6 @@ class CudaBackend final : public Backend {
   Buffer<float> m_values, m_grad;
   Buffer<std::uint32_t> m_ids;
   Buffer<unsigned> m_missing;
-  // A non-blocking stream and two events for the edge pass beside the interior pass (Owned).
-  struct SideStream {
-    cudaStream_t stream = nullptr;
-    cudaEvent_t ready = nullptr, done = nullptr;
-    void create() {
-      if (stream) return;
-      TG_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-      TG_CUDA_CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
-      TG_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-    }
-    ~SideStream() {
-      if (!stream) return;
-      cudaStreamSynchronize(stream);  // destructors do not throw: errors of the last pass were reported by then
-      cudaEventDestroy(ready);
-      cudaEventDestroy(done);
-      cudaStreamDestroy(stream);
-    }
-  } m_side;
   Accumulator m_acc{Device::Cuda};
   mutable std::uint32_t m_resident = 0;  // resident blocks of the block-row Owned kernel (once known)
 };
