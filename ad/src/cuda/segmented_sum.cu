@@ -2,7 +2,7 @@
 //
 // With a caller's bound of at most kShortMax rows per segment: windows of segments (bounded_segments_kernel),
 // each summed by a warp or the whole block according to its length, the short ones by a thread per component
-// (tiny_segments_kernel, up to a capacity chosen from the mean length: tiny_cap).
+// (tiny_segments_kernel, up to a capacity chosen from the mean length: tiny_cap), the two kernels side by side.
 // Otherwise segments are handled by size:
 //   tiny   (<= kTinyMax rows): one thread per (segment, component) (exact::sum on the values in registers);
 //   single (<= one multi chunk): one warp per segment; up to a register chunk the rows stay in registers (one
@@ -271,8 +271,9 @@ __device__ void block_segment_sum(const Rows& rows, const Output& out, std::size
 // segments and gives each the smallest worker that suits it: a warp up to its register capacity, else the whole
 // block, and (with_tiny) a thread per component up to kTinyMax rows. Many segments: windows of up to max_window
 // segments in blocks of kBoundedBlock threads, the segments of at most tiny_max rows left to
-// tiny_segments_kernel (a block's phases would wait on each other); few segments: one per block of kShortBlock
-// threads, tiny ones included (one launch, tiny_max = kTinyMax). See segmented_sum.
+// tiny_segments_kernel (a block's phases would wait on each other), which runs beside this one on a side branch
+// of the stream; few segments: one per block of kShortBlock threads, tiny ones included (one launch,
+// tiny_max = kTinyMax). See segmented_sum.
 constexpr unsigned kBoundedBlock = 256, kShortBlock = 1024;
 constexpr std::uint32_t kWindow = 256;
 static_assert(kWindow <= kBoundedBlock, "a thread classifies each segment of a window");
