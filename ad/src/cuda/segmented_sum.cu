@@ -1,9 +1,9 @@
 // CUDA exact segmented sum (the reduction of SortReduce and Owned); see exact_sum.h for the arithmetic.
 //
 // With a caller's bound of at most kShortMax rows per segment: windows of segments (bounded_segments_kernel),
-// each summed by a warp or the whole block according to its length, the short ones by a thread per component
-// (tiny_segments_kernel, up to a capacity chosen from the mean length: tiny_cap), the two kernels side by side.
-// Otherwise segments are handled by size:
+// each summed by a warp or the whole block according to its length, the short ones by a thread per component or
+// group of components (tiny_segments_kernel, up to a capacity chosen from the mean length: tiny_cap), the two
+// kernels side by side. Otherwise segments are handled by size:
 //   tiny   (<= kTinyMax rows): one thread per (segment, component) (exact::sum on the values in registers);
 //   single (<= one multi chunk): one warp per segment; up to a register chunk the rows stay in registers (one
 //                    read), beyond it the warp reads them twice back to back (the second read hits the cache);
