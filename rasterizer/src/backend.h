@@ -59,8 +59,12 @@ class Backend {
                                                 StageTimes* times) = 0;
   virtual Gradients backward(const GaussiansView& g, const ForwardState& state, const LossGradients<float>& dl,
                              const BackwardSettings& settings, StageTimes* times) = 0;
-  // True when any value is NaN or infinite.
-  virtual bool any_nonfinite(View<const float> values) = 0;
+  // Looks for NaN or infinite values in each of views[0 .. n - 1] (n <= kNonfiniteViews; empty views have none),
+  // behind the work already queued, without waiting for the answer: nonfinite_in(k) waits for view k's, so the
+  // work queued in between needs no pause of the device. The CPU backend answers at once.
+  static constexpr int kNonfiniteViews = 3;
+  virtual void find_nonfinite(const View<const float>* views, int n) = 0;
+  virtual bool nonfinite_in(int k) = 0;
   // Scratch memory held between calls.
   virtual std::size_t workspace_bytes() const = 0;
 };

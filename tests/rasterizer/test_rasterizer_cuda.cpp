@@ -4,6 +4,7 @@
 // test_render.cpp's, run here on CUDA.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 
@@ -262,6 +263,52 @@ TEST(RasterizerCuda, DepthChunksKeepTheBits) {
   const Gradients strips = run(Accumulation::Owned, 0, false, 1), both = run(Accumulation::Owned, 37, false, 1);
   for (auto [a, b] : {std::pair{&strips.means, &both.means}, {&strips.sh, &both.sh}, {&strips.quats, &both.quats}})
     EXPECT_TRUE(test::bitwise_equal(a->to_vector(), b->to_vector()));
+}
+
+// Owned and SortReduce sum a record for every instance, also for those behind every pixel's last contributor of
+// their tile, which no pixel reached: their records must be zeros whatever the memory held before. Here the
+// memory comes from a freed buffer of NaN left in the device's pool (then, for the reference, one of zeros), on an
+// opaque scene whose tiles stop early (default thresholds), so that most of the dense tiles' instances are never
+// reached. Whole tiles, depth chunks and strips of tile rows all give finite gradients with the zero-filled run's
+// bits.
+TEST(RasterizerCuda, UnreachedInstancesGetZeroRecordsWhateverTheMemoryHeld) {
+  TG_REQUIRE_CUDA();
+  const int width = 320, height = 240;
+  auto host = test::dense_scene(test::scaled(30000), 1, width, 77);
+  for (float& o : host.opacity_logits) o = 4.0f;  // alpha up to 0.98: tiles saturate long before their lists end
+  const Gaussians g = test::to_gaussians(host, Device::Cuda);
+  Rasterizer r(Device::Cuda);
+  const auto fwd = r.forward(g.view(), test::test_camera(width, height));
+  const auto dl = Buffer<float>::from(test::random_floats(std::size_t(width) * height * 3, 78), Device::Cuda);
+  // Twice the records at their widest, filled with `fill`, then freed to the pool the backward allocates from.
+  const std::vector<float> nan_fill(2 * fwd.instances() * kGrad2dWidth, std::nanf("")),
+      zero_fill(nan_fill.size(), 0.0f);
+  auto after = [&](const std::vector<float>& fill, Accumulation mode, std::uint32_t chunk, std::size_t limit) {
+    { const auto junk = Buffer<float>::from(fill, Device::Cuda); }
+    BackwardSettings bs{mode};
+    bs.depth_chunk = chunk;
+    bs.max_record_bytes = limit;
+    return r.backward(fwd, g.view(), dl.view(), {}, {}, bs);
+  };
+  struct Case {
+    Accumulation mode;
+    std::uint32_t chunk;
+    std::size_t limit;
+  };
+  for (const Case c : {Case{Accumulation::Owned, 0, 0}, Case{Accumulation::Owned, 37, 0},
+                       Case{Accumulation::Owned, 0, 1}, Case{Accumulation::SortReduce, 0, 0},
+                       Case{Accumulation::SortReduce, 37, 0}}) {
+    SCOPED_TRACE(::testing::Message() << to_string(c.mode) << ", chunk " << c.chunk << ", record limit " << c.limit);
+    const Gradients dirty = after(nan_fill, c.mode, c.chunk, c.limit), clean = after(zero_fill, c.mode, c.chunk, c.limit);
+    for (const auto& [name, x, y] :
+         {std::tuple{"means", &dirty.means, &clean.means}, std::tuple{"quats", &dirty.quats, &clean.quats},
+          std::tuple{"opacity_logits", &dirty.opacity_logits, &clean.opacity_logits},
+          std::tuple{"sh", &dirty.sh, &clean.sh}, std::tuple{"mean2d", &dirty.mean2d, &clean.mean2d}}) {
+      const std::vector<float> a = x->to_vector();
+      EXPECT_TRUE(std::all_of(a.begin(), a.end(), [](float v) { return std::isfinite(v); })) << name;
+      EXPECT_TRUE(test::bitwise_equal(a, y->to_vector())) << name;
+    }
+  }
 }
 
 TEST(RasterizerCuda, OwnedInStripsOfTileRowsBoundsTheRecords) {

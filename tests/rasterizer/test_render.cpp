@@ -151,14 +151,27 @@ TEST_P(Render, BackwardRejectsBadInput) {
   const auto out = r.forward(g.view(), cam);
   auto grad_img = Buffer<float>::zeros(32 * 24 * 3, device());
   EXPECT_THROW(r.backward(out, g.view(), Buffer<float>::zeros(10, device()).view()), InvalidArgument);
+  const auto dl_good = Buffer<float>::from(test::random_floats(32 * 24 * 3, 5), device());
+  const std::vector<float> before = r.backward(out, g.view(), dl_good.view()).means.to_vector();
   std::vector<float> with_nan(32 * 24 * 3, 0.0f);
   with_nan[100] = NAN;
   try {
     r.backward(out, g.view(), Buffer<float>::from(with_nan, device()).view());
     FAIL();
   } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("NaN"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("dL/dimage contains NaN"), std::string::npos) << e.what();
   }
+  // An infinity in dL/dalpha is refused too, naming it; a refused call leaves nothing behind: the next backward
+  // is accepted and gives the bits of the one before.
+  std::vector<float> alpha_inf(32 * 24, 0.0f);
+  alpha_inf[7] = -INFINITY;
+  try {
+    r.backward(out, g.view(), dl_good.view(), Buffer<float>::from(alpha_inf, device()).view());
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("dL/dalpha contains NaN or infinite"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(test::bitwise_equal(r.backward(out, g.view(), dl_good.view()).means.to_vector(), before));
   g.version += 1;  // an optimiser step happened
   EXPECT_THROW(r.backward(out, g.view(), grad_img.view()), InvalidArgument);
   g.version -= 1;

@@ -39,13 +39,20 @@ class CpuBackend final : public Backend {
     return grads;
   }
 
-  bool any_nonfinite(View<const float> v) override {
-    for (std::size_t i = 0; i < v.size(); ++i)
-      if (!std::isfinite(v.data()[i])) return true;
-    return false;
+  void find_nonfinite(const View<const float>* views, int n) override {
+    TG_ASSERT(n <= kNonfiniteViews, "find_nonfinite: ", n, " views");
+    for (int k = 0; k < n; ++k) {
+      m_nonfinite[k] = false;
+      for (std::size_t i = 0; i < views[k].size() && !m_nonfinite[k]; ++i)
+        m_nonfinite[k] = !std::isfinite(views[k].data()[i]);
+    }
   }
+  bool nonfinite_in(int k) override { return m_nonfinite[k]; }
 
   std::size_t workspace_bytes() const override { return 0; }
+
+ private:
+  bool m_nonfinite[kNonfiniteViews] = {};
 };
 
 }  // namespace

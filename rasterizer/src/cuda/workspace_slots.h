@@ -11,7 +11,7 @@ enum class Slot : std::size_t {
   TileCountsSorted,
   TileIds,
   TileSortTemp,
-  NonfiniteFlag,     // any_nonfinite
+  NonfiniteFlag,     // find_nonfinite
   StripOffsets,      // record strips: a strip's instance slots, its tile order, scan scratch
   StripOrder,
   StripScan,
