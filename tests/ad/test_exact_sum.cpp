@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "test_support.h"
 #include "tilegrad/ad/accumulation.h"
@@ -37,6 +38,19 @@ TEST(ExactSum, SingleValueShortcutHasTheGeneralPathsBits) {
     ASSERT_EQ(std::memcmp(&fast, &slow, sizeof(float)), 0) << x;
   }
   EXPECT_TRUE(std::isnan(exact::sum([](std::uint32_t) { return NAN; }, 1)));
+}
+
+TEST(ExactSum, FiniteMagnitudeIsIsfiniteOfEveryFloat) {
+  // The first pass's one-comparison test on |x| must agree with std::isfinite(x) for every bit pattern class:
+  // zeros, subnormals, the largest float, infinities and NaNs of both signs (every 4099th pattern, and the edges).
+  std::vector<std::uint32_t> patterns = {0x00000000u, 0x80000000u, 0x00000001u, 0x7F7FFFFFu, 0xFF7FFFFFu,
+                                         0x7F800000u, 0xFF800000u, 0x7F800001u, 0x7FC00000u, 0xFFFFFFFFu};
+  for (std::uint64_t bits = 0; bits <= 0xFFFFFFFFull; bits += 4099) patterns.push_back(std::uint32_t(bits));
+  for (std::uint32_t bits : patterns) {
+    float x;
+    std::memcpy(&x, &bits, sizeof x);
+    ASSERT_EQ(exact::finite_magnitude(std::fabs(x)), bool(std::isfinite(x))) << std::hex << bits;
+  }
 }
 
 TEST(ExactSum, ExponentAndHeadroomFromBitsMatchTheirDefinitions) {

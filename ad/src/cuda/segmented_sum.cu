@@ -119,7 +119,7 @@ struct Probe {
   __device__ void add(float x) {
     const float a = fabsf(x);
     max_abs = fmaxf(max_abs, a);
-    finite = finite & (a <= 3.402823466e38f);  // false for infinities and NaN
+    finite = finite & exact::finite_magnitude(a);
   }
   __device__ void note(float x) { flags |= exact::nonfinite_flags(x); }
   __device__ void merge(float other_max, unsigned other_flags) {

@@ -26,6 +26,9 @@ TG_HD TG_INLINE unsigned nonfinite_flags(float x) {
   return 0u;
 }
 
+// Whether a magnitude a = |x| is finite: one comparison, false for infinities and NaN (the first pass's test).
+TG_HD TG_INLINE bool finite_magnitude(float a) { return a <= 3.402823466e38f; }
+
 // The result of a segment whose flags are non-zero.
 TG_HD TG_INLINE float nonfinite_result(unsigned flags) {
   if ((flags & kNaN) || ((flags & kPosInf) && (flags & kNegInf))) return NAN;
@@ -115,7 +118,7 @@ TG_HD float sum(const ValueAt& value, std::uint32_t count) {
   for_each_index<MAX_COUNT>(count, [&](std::uint32_t i) {
     const float a = fabsf(value(i));
     max_abs = fmaxf(max_abs, a);
-    finite = finite & (a <= 3.402823466e38f);  // false for infinities and NaN
+    finite = finite & finite_magnitude(a);
   });
   if (!finite) {
     unsigned flags = 0;
