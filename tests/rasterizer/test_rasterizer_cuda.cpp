@@ -299,7 +299,8 @@ TEST(RasterizerCuda, UnreachedInstancesGetZeroRecordsWhateverTheMemoryHeld) {
                        Case{Accumulation::Owned, 0, 1}, Case{Accumulation::SortReduce, 0, 0},
                        Case{Accumulation::SortReduce, 37, 0}}) {
     SCOPED_TRACE(::testing::Message() << to_string(c.mode) << ", chunk " << c.chunk << ", record limit " << c.limit);
-    const Gradients dirty = after(nan_fill, c.mode, c.chunk, c.limit), clean = after(zero_fill, c.mode, c.chunk, c.limit);
+    const Gradients dirty = after(nan_fill, c.mode, c.chunk, c.limit);
+    const Gradients clean = after(zero_fill, c.mode, c.chunk, c.limit);
     for (const auto& [name, x, y] :
          {std::tuple{"means", &dirty.means, &clean.means}, std::tuple{"quats", &dirty.quats, &clean.quats},
           std::tuple{"opacity_logits", &dirty.opacity_logits, &clean.opacity_logits},
