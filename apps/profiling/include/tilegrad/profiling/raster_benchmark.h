@@ -31,8 +31,11 @@ struct RasterBenchConfig {
 
 struct RasterModeResult {
   Accumulation mode = Accumulation::Owned;
-  double backward_ms = 0;          // median
-  raster::StageTimes stages;       // medians of blend_backward, reduce, project_backward
+  double backward_ms = 0;          // median, without stage timing
+  // The stages' medians (blend_backward, reduce, project_backward), from runs with stage timing on, and those
+  // runs' median: their events add host calls and a wait for the device inside each call.
+  raster::StageTimes stages;
+  double backward_staged_ms = 0;
   double relative_l2 = 0, cosine = 1;  // all gradients of this mode against the Owned ones
   bool bitwise_repeatable = false;     // two runs gave identical gradient bits
 };
@@ -43,8 +46,9 @@ struct RasterBenchResult {
   std::size_t gaussians = 0, visible = 0, instances = 0;
   std::uint32_t depth_chunk = 0;   // the backward's depth chunk for this workload (kAutoDepthChunk resolved; CUDA)
   int width = 0, height = 0;
-  double forward_ms = 0;           // median
-  raster::StageTimes forward_stages;
+  double forward_ms = 0;           // median, without stage timing
+  raster::StageTimes forward_stages;  // medians, from runs with stage timing on
+  double forward_staged_ms = 0;       // those runs' median
   std::vector<RasterModeResult> modes;
   std::size_t parameter_bytes = 0;
   std::size_t peak_bytes = 0;      // peak tilegrad allocations beyond the parameters during forward + backward
