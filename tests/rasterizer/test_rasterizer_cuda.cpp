@@ -265,6 +265,30 @@ TEST(RasterizerCuda, DepthChunksKeepTheBits) {
     EXPECT_TRUE(test::bitwise_equal(a->to_vector(), b->to_vector()));
 }
 
+// The chunk plan scans the tile order in passes of 8192 positions: an image of more tiles (160 x 64) keeps the
+// whole-tile bits too, with every tile split (chunks of one instance) and with a few split.
+TEST(RasterizerCuda, DepthChunksKeepTheBitsBeyondOnePlanPass) {
+  TG_REQUIRE_CUDA();
+  const int width = 2560, height = 1024;
+  const Gaussians g = test::to_gaussians(test::dense_scene(test::scaled(100000), 0, width, 63), Device::Cuda);
+  Rasterizer r(Device::Cuda);
+  const auto fwd = r.forward(g.view(), test::test_camera(width, height));
+  ASSERT_GT(fwd.instances(), 10240u) << "more instances than tiles";
+  const auto dl = Buffer<float>::from(test::random_floats(std::size_t(width) * height * 3, 64), Device::Cuda);
+  auto run = [&](std::uint32_t chunk) {
+    BackwardSettings bs{Accumulation::Owned};
+    bs.depth_chunk = chunk;
+    return r.backward(fwd, g.view(), dl.view(), {}, {}, bs);
+  };
+  const Gradients whole = run(0);
+  for (std::uint32_t chunk : {1u, 7u}) {
+    const Gradients split = run(chunk);
+    for (auto [name, a, b] : {std::tuple{"means", &split.means, &whole.means}, {"sh", &split.sh, &whole.sh},
+                              {"opacity_logits", &split.opacity_logits, &whole.opacity_logits}})
+      EXPECT_TRUE(test::bitwise_equal(a->to_vector(), b->to_vector())) << name << ", chunk " << chunk;
+  }
+}
+
 // Owned and SortReduce sum a record for every instance, also for those behind every pixel's last contributor of
 // their tile, which no pixel reached: their records must be zeros whatever the memory held before. Here the
 // memory comes from a freed buffer of NaN left in the device's pool (then, for the reference, one of zeros), on an

@@ -1,12 +1,9 @@
 // The depth-chunk plan of the blend backward (depth_chunks.h): one exclusive scan of the chunks per tile.
-#include <cub/device/device_scan.cuh>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
+#include <cub/block/block_scan.cuh>
 
 #include "cuda/common.cuh"
 #include "cuda/depth_chunks.h"
 #include "cuda/workspace_slots.h"
-#include "tilegrad/core/cuda/run_cub.h"
 
 namespace tilegrad::raster::cuda_backend {
 namespace {
@@ -25,11 +22,31 @@ struct ChunksAt {
   }
 };
 
-// unit[first[i] + c] = (i, c) for the chunks c of position i.
-__global__ void chunk_units_kernel(const U32* first, int tiles, uint2* unit) {
-  const std::size_t i = cuda::global_thread();
-  if (i >= std::size_t(tiles)) return;
-  for (U32 u = first[i], c = 0; u < first[i + 1]; ++u, ++c) unit[u] = make_uint2(U32(i), c);
+// One block plans every position: each pass takes kPlanThreads x kPlanItems positions (a thread's consecutive),
+// scans their chunk counts across the block and adds the passes before, then writes first[] and the units' table
+// (unit[first[i] + c] = (i, c) for the chunks c of position i). One launch, and no scan scratch: the plan sits on
+// the path from the host's first call to the blend backward's launch, where each launch costs host time.
+constexpr int kPlanThreads = 512, kPlanItems = 16;
+__global__ void __launch_bounds__(kPlanThreads) plan_kernel(ChunksAt chunks, int tiles, U32* first, uint2* unit) {
+  using Scan = cub::BlockScan<U32, kPlanThreads>;
+  __shared__ typename Scan::TempStorage scan;
+  U32 before = 0;  // chunks of the passes before (the same in every thread)
+  for (int base = 0; base <= tiles; base += kPlanThreads * kPlanItems) {
+    const int i0 = base + int(threadIdx.x) * kPlanItems;
+    U32 count[kPlanItems], at[kPlanItems], pass_total;
+#pragma unroll
+    for (int k = 0; k < kPlanItems; ++k) count[k] = chunks(U32(i0 + k));  // 0 past the last position
+    Scan(scan).ExclusiveSum(count, at, pass_total);
+#pragma unroll
+    for (int k = 0; k < kPlanItems; ++k) {
+      const int i = i0 + k;
+      if (i > tiles) break;
+      first[i] = before + at[k];
+      for (U32 c = 0; c < count[k]; ++c) unit[before + at[k] + c] = make_uint2(U32(i), c);
+    }
+    before += pass_total;
+    __syncthreads();  // the scan's storage is reused by the next pass
+  }
 }
 
 }  // namespace
@@ -41,16 +58,10 @@ DepthChunks plan_depth_chunks(const U32* tile_start, const U32* tile_order, int 
   if (length == 0 || tiles == 0) return d;
   d.length = length;
   U32* first = ws.slot<U32>(Slot::ChunkFirst, std::size_t(tiles) + 1);
-  const auto chunks = thrust::make_transform_iterator(thrust::counting_iterator<U32>(0),
-                                                      ChunksAt{tile_start, tile_order, tiles, length});
-  cuda::run_cub(
-      [&](void* temp, std::size_t& bytes) {
-        return cub::DeviceScan::ExclusiveSum(temp, bytes, chunks, first, tiles + 1);
-      },
-      ws, Slot::ChunkScan);
   // Sized by the launch's bound on the chunks, so that no count is read back.
   uint2* unit = ws.slot<uint2>(Slot::ChunkUnits, d.launch_units(tiles, instances));
-  cuda::launch(chunk_units_kernel, std::size_t(tiles), kBlock, 0, first, tiles, unit);
+  plan_kernel<<<1, kPlanThreads>>>(ChunksAt{tile_start, tile_order, tiles, length}, tiles, first, unit);
+  TG_CUDA_CHECK_LAUNCH();
   d.first = first;
   d.unit = unit;
   return d;
