@@ -1,6 +1,7 @@
 // Internal interface between the Rasterizer and its CPU and CUDA backends (cpu/, cuda/). The Rasterizer has
 // validated every argument; a backend's backward receives only a state that its own device's forward saved.
 #pragma once
+#include <array>
 #include <cstddef>
 #include <memory>
 
@@ -57,17 +58,25 @@ class Backend {
   virtual std::unique_ptr<ForwardState> forward(const GaussiansView& g, const ProjectionCamera& camera,
                                                 const RasterSettings& settings, ForwardOutput& out,
                                                 StageTimes* times) = 0;
+  // With settings.check_finite, dl's views (checked_views) are also checked for NaN and infinite values, and
+  // nonfinite_in(k) then answers for the k-th. The CPU backend checks before any work, and returns no gradients
+  // when it finds one; the CUDA backend checks beside the backward's work (on a side branch of the stream), and
+  // nonfinite_in waits for that answer only.
   virtual Gradients backward(const GaussiansView& g, const ForwardState& state, const LossGradients<float>& dl,
                              const BackwardSettings& settings, StageTimes* times) = 0;
-  // Looks for NaN or infinite values in each of views[0 .. n - 1] (n <= kNonfiniteViews; empty views have none),
-  // behind the work already queued, without waiting for the answer: nonfinite_in(k) waits for view k's, so the
-  // work queued in between needs no pause of the device. The CPU backend answers at once.
-  static constexpr int kNonfiniteViews = 3;
-  virtual void find_nonfinite(const View<const float>* views, int n) = 0;
   virtual bool nonfinite_in(int k) = 0;
   // Scratch memory held between calls.
   virtual std::size_t workspace_bytes() const = 0;
 };
+
+// The loss gradients the finiteness check reads, in the order nonfinite_in numbers them: dL/dimage [pixels * 3],
+// dL/dalpha and dL/ddepth [pixels] (empty where null).
+inline std::array<View<const float>, 3> checked_views(const LossGradients<float>& dl, std::size_t pixels,
+                                                     Device device) {
+  return {View<const float>(dl.image, pixels * 3, device), View<const float>(dl.alpha, dl.alpha ? pixels : 0, device),
+          View<const float>(dl.depth, dl.depth ? pixels : 0, device)};
+}
+inline constexpr const char* kCheckedViewNames[] = {"dL/dimage", "dL/dalpha", "dL/ddepth"};
 
 std::unique_ptr<Backend> make_cpu_backend();
 #if TILEGRAD_WITH_CUDA

@@ -116,25 +116,17 @@ Gradients Rasterizer::backward(const ForwardOutput& fwd, const GaussiansView& g,
                             "(RasterSettings::render_depth)");
     check_view(d_depth, pixels, device(), "dL/ddepth [H, W]");
   }
-  // The loss gradients' finiteness is checked behind the work already queued. On a GPU the answer is read once the
-  // backward is queued too, so the device never waits for the host in between; refused input then gets the same
-  // error, and its gradients are dropped. The CPU answers at once, before any work.
-  const View<const float> checked[] = {d_image, d_alpha, d_depth};
-  const char* names[] = {"dL/dimage", "dL/dalpha", "dL/ddepth"};
-  static_assert(std::size(checked) <= Backend::kNonfiniteViews);
-  auto refuse_nonfinite = [&] {
-    for (std::size_t k = 0; k < std::size(checked); ++k)
-      TG_CHECK_ARG(!m_impl->backend->nonfinite_in(int(k)), "backward: ", names[k], " contains NaN or infinite values");
-  };
-  if (settings.check_finite) {
-    m_impl->backend->find_nonfinite(checked, int(std::size(checked)));
-    if (device() == Device::Cpu) refuse_nonfinite();
-  }
   const memory::StageScope stage("rasterizer backward");
   Gradients grads = m_impl->backend->backward(g, *ctx.state,
                                               {d_image.data(), data_or_null(d_alpha), data_or_null(d_depth)}, settings,
                                               m_impl->timing ? &m_impl->times : nullptr);
-  if (settings.check_finite && device() != Device::Cpu) refuse_nonfinite();
+  // The loss gradients' finiteness: the CPU backend checked before its work; the CUDA backend checked beside it, and
+  // its answer is read now that the work is queued, so the device never waited for the host. Refused input gets the
+  // error, and its gradients are dropped.
+  if (settings.check_finite)
+    for (int k = 0; k < int(std::size(kCheckedViewNames)); ++k)
+      TG_CHECK_ARG(!m_impl->backend->nonfinite_in(k), "backward: ", kCheckedViewNames[k],
+                   " contains NaN or infinite values");
   return grads;
 }
 

@@ -30,29 +30,33 @@ class CpuBackend final : public Backend {
 
   Gradients backward(const GaussiansView& g, const ForwardState& state, const LossGradients<float>& dl,
                      const BackwardSettings& settings, StageTimes*) override {
+    const State<float>& s = static_cast<const CpuState&>(state).s;
+    if (settings.check_finite) {
+      const auto views = checked_views(dl, std::size_t(s.grid().width) * s.grid().height, Device::Cpu);
+      bool refused = false;
+      for (std::size_t k = 0; k < views.size(); ++k) {
+        m_nonfinite[k] = false;
+        for (std::size_t i = 0; i < views[k].size() && !m_nonfinite[k]; ++i)
+          m_nonfinite[k] = !std::isfinite(views[k].data()[i]);
+        refused = refused || m_nonfinite[k];
+      }
+      if (refused) return {};  // the caller refuses the input (nonfinite_in): no work for it
+    }
     const bool colors = !g.colors.empty();
     Gradients grads = allocate_gradients(g, settings, Device::Cpu);
-    cpu_backend::backward(param_arrays(g), static_cast<const CpuState&>(state).s, dl, settings.accumulation,
+    cpu_backend::backward(param_arrays(g), s, dl, settings.accumulation,
                           {grads.means.data(), grads.log_scales.data(), grads.quats.data(), grads.opacity_logits.data(),
                            colors ? nullptr : grads.sh.data(), colors ? grads.colors.data() : nullptr,
                            grads.mean2d.data(), settings.absolute_mean2d ? grads.mean2d_abs.data() : nullptr});
     return grads;
   }
 
-  void find_nonfinite(const View<const float>* views, int n) override {
-    TG_ASSERT(n <= kNonfiniteViews, "find_nonfinite: ", n, " views");
-    for (int k = 0; k < n; ++k) {
-      m_nonfinite[k] = false;
-      for (std::size_t i = 0; i < views[k].size() && !m_nonfinite[k]; ++i)
-        m_nonfinite[k] = !std::isfinite(views[k].data()[i]);
-    }
-  }
   bool nonfinite_in(int k) override { return m_nonfinite[k]; }
 
   std::size_t workspace_bytes() const override { return 0; }
 
  private:
-  bool m_nonfinite[kNonfiniteViews] = {};
+  bool m_nonfinite[3] = {};  // of checked_views, from the last backward that checked
 };
 
 }  // namespace

@@ -10,7 +10,12 @@ namespace tilegrad::raster::cuda_backend {
 // the stages' milliseconds.
 void forward(const GaussiansView& g, DeviceState& s, ForwardOutput& out, Workspace& ws, StageTimes* times);
 
+class NonfiniteCheck;
+
+// check: null, or the finiteness check of dl, forked (NonfiniteCheck::fork); backward launches it once its first
+// work is queued.
 Gradients backward(const GaussiansView& g, const DeviceState& s, const LossGradients<float>& dl,
-                   const BackwardSettings& settings, Accumulator& acc, Workspace& ws, StageTimes* times);
+                   const BackwardSettings& settings, Accumulator& acc, Workspace& ws, StageTimes* times,
+                   NonfiniteCheck* check);
 
 }  // namespace tilegrad::raster::cuda_backend

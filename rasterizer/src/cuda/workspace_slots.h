@@ -11,7 +11,7 @@ enum class Slot : std::size_t {
   TileCountsSorted,
   TileIds,
   TileSortTemp,
-  NonfiniteFlag,     // find_nonfinite
+  NonfiniteFlags,    // the backward's finiteness check of dL/d* (nonfinite_check.h)
   StripOffsets,      // record strips: a strip's instance slots, its tile order, scan scratch
   StripOrder,
   StripScan,
@@ -19,8 +19,7 @@ enum class Slot : std::size_t {
   StripKeys,
   StripKeysSorted,
   StripSortTemp,
-  ChunkFirst,        // depth chunks of the blend backward: first chunk of each tile, scan scratch, units' table
-  ChunkScan,
+  ChunkFirst,        // depth chunks of the blend backward: first chunk of each tile, units' table
   ChunkUnits,
 };
 

@@ -47,10 +47,11 @@ struct BackwardSettings {
   // Also accumulate sum over pixels of |dL/dmean2d| (Gradients::mean2d_abs, an absolute-gradient statistic
   // some densification schemes use). Off, the backward carries three fewer floats per (pixel, Gaussian) pair.
   bool absolute_mean2d = false;
-  // Check dL/d* for NaN and infinities: refused with InvalidArgument naming the input. On the GPU the check is
-  // queued before the backward's work and its answer read after that work is queued (one device-to-host read per
-  // call, which waits for the work queued before the backward, not for the backward). Callers whose gradients are
-  // finite by construction (the trainer checks its loss) turn it off to keep a step free of host round trips.
+  // Check dL/d* for NaN and infinities: refused with InvalidArgument naming the input. On the GPU the check runs
+  // beside the backward's work (on a second stream) and its answer is read after that work is queued (one
+  // device-to-host read per call, which waits for the work queued before the backward and for the check, not for
+  // the backward). Callers whose gradients are finite by construction (the trainer checks its loss) turn it off to
+  // keep a step free of host round trips.
   bool check_finite = true;
   // CUDA, Owned: the most bytes the per-instance records (width x 4 bytes per (Gaussian, tile) pair) may take at
   // once; 0: no limit. Above it the tiles are processed in strips of tile rows, each blended backward and summed
