@@ -3,6 +3,7 @@
 #pragma once
 #include <array>
 #include <cstddef>
+#include <iterator>
 #include <memory>
 
 #include "tilegrad/core/config.h"
@@ -71,12 +72,13 @@ class Backend {
 
 // The loss gradients the finiteness check reads, in the order nonfinite_in numbers them: dL/dimage [pixels * 3],
 // dL/dalpha and dL/ddepth [pixels] (empty where null).
-inline std::array<View<const float>, 3> checked_views(const LossGradients<float>& dl, std::size_t pixels,
-                                                     Device device) {
+inline constexpr const char* kCheckedViewNames[] = {"dL/dimage", "dL/dalpha", "dL/ddepth"};
+inline constexpr std::size_t kCheckedViews = std::size(kCheckedViewNames);
+using CheckedViews = std::array<View<const float>, kCheckedViews>;
+inline CheckedViews checked_views(const LossGradients<float>& dl, std::size_t pixels, Device device) {
   return {View<const float>(dl.image, pixels * 3, device), View<const float>(dl.alpha, dl.alpha ? pixels : 0, device),
           View<const float>(dl.depth, dl.depth ? pixels : 0, device)};
 }
-inline constexpr const char* kCheckedViewNames[] = {"dL/dimage", "dL/dalpha", "dL/ddepth"};
 
 std::unique_ptr<Backend> make_cpu_backend();
 #if TILEGRAD_WITH_CUDA

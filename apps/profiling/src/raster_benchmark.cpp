@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "tilegrad/core/device.h"
 #include "tilegrad/core/error.h"
@@ -32,6 +33,26 @@ StageTimes median_stages(const std::vector<StageTimes>& v) {
   m.reduce = med(&StageTimes::reduce);
   m.project_backward = med(&StageTimes::project_backward);
   return m;
+}
+
+// A call timed twice: without stage timing (the time a caller sees), then with it, for the stages (their events add
+// host calls, and reading them waits for the device inside the timed call). `reset` runs before each timed call.
+struct TimedTwice {
+  double ms = 0, staged_ms = 0;     // medians
+  std::vector<StageTimes> stages;   // of the staged calls after warm-up
+};
+TimedTwice time_twice(raster::Rasterizer& r, const RasterBenchConfig& cfg, const std::function<void()>& reset,
+                      const std::function<void()>& call) {
+  TimedTwice t;
+  r.set_timing(false);
+  t.ms = time_repeated(cfg.device, cfg.warmup, cfg.reps, reset, call).median();
+  r.set_timing(true);
+  t.staged_ms = time_repeated(cfg.device, cfg.warmup, cfg.reps, reset, [&] {
+                  call();
+                  t.stages.push_back(r.last_times());
+                }).median();
+  t.stages.erase(t.stages.begin(), t.stages.begin() + std::min<std::size_t>(cfg.warmup, t.stages.size()));
+  return t;
 }
 
 std::vector<float> flatten(const raster::Gradients& g) {
@@ -119,25 +140,13 @@ RasterBenchResult run_raster_benchmark(const std::string& workload, const raster
   }
   res.peak_bytes = memory::stats(cfg.device).peak - before;
 
-  // Each call is timed twice: without stage timing (the time a caller sees), then with it, for the stages (their
-  // events add host calls, and reading them waits for the device inside the timed call).
-  std::vector<StageTimes> stages;
   raster::ForwardOutput out;
-  r.set_timing(false);
-  res.forward_ms = time_repeated(cfg.device, cfg.warmup, cfg.reps, [&] { out = raster::ForwardOutput(); },
-                                 [&] { out = r.forward(view, camera, cfg.settings); })
-                       .median();
-  r.set_timing(true);
-  const Samples fwd = time_repeated(
-      cfg.device, cfg.warmup, cfg.reps, [&] { out = raster::ForwardOutput(); },
-      [&] {
-        out = r.forward(view, camera, cfg.settings);
-        stages.push_back(r.last_times());
-      });
-  stages.erase(stages.begin(), stages.begin() + std::min<std::size_t>(cfg.warmup, stages.size()));
-  res.forward_staged_ms = fwd.median();
-  res.forward_stages = median_stages(stages);
-  for (const StageTimes& t : stages) res.sort_peak_bytes = std::max(res.sort_peak_bytes, t.sort_peak_bytes);
+  const TimedTwice fwd = time_twice(
+      r, cfg, [&] { out = raster::ForwardOutput(); }, [&] { out = r.forward(view, camera, cfg.settings); });
+  res.forward_ms = fwd.ms;
+  res.forward_staged_ms = fwd.staged_ms;
+  res.forward_stages = median_stages(fwd.stages);
+  for (const StageTimes& t : fwd.stages) res.sort_peak_bytes = std::max(res.sort_peak_bytes, t.sort_peak_bytes);
   res.visible = out.visible_gaussians();
   res.instances = out.instances();
   if (cfg.device == Device::Cuda)
@@ -171,22 +180,13 @@ RasterBenchResult run_raster_benchmark(const std::string& workload, const raster
   for (Accumulation mode : cfg.modes) {
     RasterModeResult m;
     m.mode = mode;
-    std::vector<StageTimes> bstages;
     raster::Gradients grads;
-    r.set_timing(false);
-    m.backward_ms = time_repeated(cfg.device, cfg.warmup, cfg.reps, [&] { grads = raster::Gradients(); },
-                                  [&] { grads = r.backward(out, view, dl.view(), {}, {}, settings_of(mode)); })
-                        .median();
-    r.set_timing(true);
-    const Samples t = time_repeated(
-        cfg.device, cfg.warmup, cfg.reps, [&] { grads = raster::Gradients(); },
-        [&] {
-          grads = r.backward(out, view, dl.view(), {}, {}, settings_of(mode));
-          bstages.push_back(r.last_times());
-        });
-    bstages.erase(bstages.begin(), bstages.begin() + std::min<std::size_t>(cfg.warmup, bstages.size()));
-    m.backward_staged_ms = t.median();
-    m.stages = median_stages(bstages);
+    const TimedTwice t = time_twice(
+        r, cfg, [&] { grads = raster::Gradients(); },
+        [&] { grads = r.backward(out, view, dl.view(), {}, {}, settings_of(mode)); });
+    m.backward_ms = t.ms;
+    m.backward_staged_ms = t.staged_ms;
+    m.stages = median_stages(t.stages);
     const std::vector<float> a = flatten(grads),
                              b = flatten(r.backward(out, view, dl.view(), {}, {}, settings_of(mode)));
     m.bitwise_repeatable = a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;

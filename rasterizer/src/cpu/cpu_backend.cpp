@@ -56,7 +56,7 @@ class CpuBackend final : public Backend {
   std::size_t workspace_bytes() const override { return 0; }
 
  private:
-  bool m_nonfinite[3] = {};  // of checked_views, from the last backward that checked
+  std::array<bool, kCheckedViews> m_nonfinite{};  // of checked_views, from the last backward that checked
 };
 
 }  // namespace

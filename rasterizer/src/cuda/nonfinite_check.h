@@ -6,6 +6,7 @@
 #include <array>
 #include <optional>
 
+#include "backend.h"
 #include "tilegrad/core/buffer.h"
 #include "tilegrad/core/cuda/side_stream.h"
 
@@ -13,8 +14,8 @@ namespace tilegrad::raster::cuda_backend {
 
 class NonfiniteCheck {
  public:
-  static constexpr int kViews = 3;
-  using Views = std::array<View<const float>, kViews>;
+  static constexpr int kViews = int(kCheckedViews);
+  using Views = CheckedViews;
 
   NonfiniteCheck();
   ~NonfiniteCheck();
