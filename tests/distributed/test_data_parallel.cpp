@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <mutex>
 
 #include "fixtures.h"
@@ -85,6 +86,36 @@ TEST(DataParallel, FixedRanksAreReproducibleReplicasAgreeAndItLearns) {
     EXPECT_GT(r.bytes_per_iteration, 9.0 * 15 * 300);
   }
   EXPECT_GT(report.communication_share(), 0.0);
+}
+
+// The replicas' hash sees every bit of every array (the lowest mantissa bit of the first and of the last float,
+// which is alone in its 64-bit word when the array's size is odd; the sign of a zero) and the Adam step. 20,001
+// Gaussians: arrays of more than 16,384 words are summed by several threads.
+TEST(DataParallel, ModelHashSeesEveryBitOfEveryArray) {
+  for (std::size_t n : {std::size_t(5), std::size_t(20001)}) {
+    const training::GaussianModel model = test::random_model(n);
+    const std::uint64_t h = model_hash(model);
+    EXPECT_EQ(model_hash(model.to(Device::Cpu)), h);
+    for (std::size_t a = 0; a < training::GaussianModel::kArrays; ++a) {
+      const std::size_t size = model.arrays()[a]->size();
+      for (std::size_t at : {std::size_t(0), size - 1}) {
+        training::GaussianModel other = model.to(Device::Cpu);
+        float& x = other.arrays()[a]->data()[at];
+        std::uint32_t bits;
+        std::memcpy(&bits, &x, sizeof bits);
+        bits ^= 1u;
+        std::memcpy(&x, &bits, sizeof bits);
+        EXPECT_NE(model_hash(other), h) << "n " << n << ", array " << a << " of " << size << ", element " << at;
+      }
+    }
+    training::GaussianModel zero = model.to(Device::Cpu), negative_zero = model.to(Device::Cpu);
+    zero.view_count.data()[1] = 0.0f;
+    negative_zero.view_count.data()[1] = -0.0f;
+    EXPECT_NE(model_hash(zero), model_hash(negative_zero));
+    training::GaussianModel stepped = model.to(Device::Cpu);
+    ++stepped.adam_step;
+    EXPECT_NE(model_hash(stepped), h);
+  }
 }
 
 TEST(DataParallel, DivergedReplicasAreReportedOnEveryRank) {

@@ -13,6 +13,7 @@
 #include "tilegrad/distributed/exact_combine.h"
 #include "tilegrad/distributed/partition.h"
 #include "tilegrad/distributed/rank_threads.h"
+#include "tilegrad/distributed/replicas.h"
 #include "tilegrad/rasterizer/rasterizer.h"
 #include "tilegrad/training/loss.h"
 #include "tilegrad/training/trainer.h"
@@ -163,6 +164,21 @@ TEST(DistributedCuda, CropCamerasAndLossWindowsOnTheGpu) {
     // The gradient within 1e-4 of its largest entry: the GPU sums the SSIM windows in another order.
     EXPECT_LT(relative_difference(gpu.first, cpu.first), 1e-4) << (masked ? "masked" : "unmasked");
     EXPECT_LT(relative_difference(gpu.second, cpu.second), 1e-5) << (masked ? "masked" : "unmasked");
+  }
+}
+
+// The replicas' hash of a model on the GPU (grid-stride sums, atomics) is the CPU's hash of the same model, and a
+// bit flipped on the GPU changes it. 300,001 Gaussians: many blocks, odd-sized arrays.
+TEST(DistributedCuda, ModelHashOnTheGpuIsTheCpusHash) {
+  const training::GaussianModel cpu = test::random_model(300001);
+  training::GaussianModel gpu = cpu.to(Device::Cuda);
+  EXPECT_EQ(model_hash(gpu), model_hash(cpu));
+  for (std::size_t a = 0; a < training::GaussianModel::kArrays; ++a) {
+    std::vector<float> values = cpu.arrays()[a]->to_vector();
+    values.back() = std::nextafter(values.back(), 1.0f);  // one bit of the last float
+    training::GaussianModel other = cpu.to(Device::Cuda);
+    other.arrays()[a]->assign(View<const float>(values.data(), values.size(), Device::Cpu), Device::Cuda);
+    EXPECT_NE(model_hash(other), model_hash(gpu)) << "array " << a;
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include "tilegrad/io/image.h"
 #include "tilegrad/training/default_scene.h"
+#include "tilegrad/training/element/random.h"
 
 namespace tilegrad::test {
 
@@ -115,12 +116,18 @@ training::TrainingDataset load_scene(int size, Device device) {
   return training::load_dataset(o);
 }
 
+training::GaussianModel random_model(std::size_t n, std::uint64_t seed) {
+  training::GaussianModel m = training::GaussianModel::from_parameters(raster::Gaussians::allocate(n, 1, Device::Cpu));
+  std::uint64_t counter = 0;
+  for (Buffer<float>* b : m.arrays())
+    for (std::size_t i = 0; i < b->size(); ++i)
+      b->data()[i] = float(training::mix64(seed ^ training::mix64(++counter)) >> 40) / float(1 << 24) - 0.5f;
+  return m;
+}
+
 std::vector<std::vector<float>> model_arrays(const training::GaussianModel& m) {
   std::vector<std::vector<float>> out;
-  for (const raster::Gaussians* g : {&m.params, &m.adam_m, &m.adam_v})
-    for (const Buffer<float>* b : {&g->means, &g->log_scales, &g->quats, &g->opacity_logits, &g->sh})
-      out.push_back(b->to_vector());
-  for (const Buffer<float>* b : {&m.grad_accum, &m.view_count, &m.max_radius}) out.push_back(b->to_vector());
+  for (const Buffer<float>* b : m.arrays()) out.push_back(b->to_vector());
   return out;
 }
 

@@ -63,8 +63,10 @@ class DataParallelRank final : public RankEngine {
       m_clock.time(m_timing.communication, [&] { combine(s, densifying); }, true);
       Trainer::ApplyOptions options;
       options.statistics = [&](GaussianModel& model) { add_statistics(model); };
-      m_clock.time(m_timing.apply, [&] { events = m_trainer.apply_step(options); });
-      if (events.densified) verify_replicas(m_comm, m_trainer.model(), it);
+      m_clock.time(m_timing.apply, [&] {
+        events = m_trainer.apply_step(options);
+        if (events.densified) verify_replicas(m_comm, m_trainer.model(), it);
+      });
     }
     if (m_clock.timed()) ++m_timing.samples;
     ++m_timing.iterations;

@@ -20,6 +20,7 @@ void compact(const CompactArgs& a);
 void pack(const PackArgs& a);
 void unpack(const UnpackArgs& a);
 void crop(const CropArgs& a);
+std::vector<std::uint64_t> hash_sums(const std::vector<HashArgs>& arrays);
 }  // namespace cuda_backend
 #define TG_ON_CUDA(call) call
 #else
@@ -133,6 +134,26 @@ void crop(Device d, const CropArgs& a) {
     return;
   }
   for_each(a.bytes(), [&](std::size_t e) { crop_element(a, e); });
+}
+
+std::vector<std::uint64_t> hash_sums(Device d, const std::vector<HashArgs>& arrays) {
+  if (d == Device::Cuda) {
+#if TILEGRAD_WITH_CUDA
+    return cuda_backend::hash_sums(arrays);
+#else
+    throw Unsupported("this build has no CUDA backend");
+#endif
+  }
+  std::vector<std::uint64_t> sums;
+  sums.reserve(arrays.size());
+  for (const HashArgs& a : arrays) {
+    std::uint64_t sum = 0;  // unsigned: wraps mod 2^64, so the threads' partial sums add up to the same bits
+    const auto count = static_cast<std::ptrdiff_t>(a.words());
+#pragma omp parallel for schedule(static) reduction(+ : sum) if (count > 16384)
+    for (std::ptrdiff_t w = 0; w < count; ++w) sum += hash_word_element(a, std::size_t(w));
+    sums.push_back(sum);
+  }
+  return sums;
 }
 
 }  // namespace tilegrad::distributed::detail

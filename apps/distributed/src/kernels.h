@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "tilegrad/core/device.h"
@@ -10,6 +11,7 @@
 #include "tilegrad/rasterizer/element/projection.h"
 #include "tilegrad/rasterizer/element/tiles.h"
 #include "tilegrad/training/element/densify.h"
+#include "tilegrad/training/element/random.h"
 
 namespace tilegrad::distributed::detail {
 
@@ -224,6 +226,31 @@ TG_HD TG_INLINE void crop_element(const CropArgs& a, std::size_t e) {
   a.dst[e] = a.src[(std::size_t(a.y0) + y) * std::size_t(a.src_width) * pixel + std::size_t(a.x0) * pixel + x];
 }
 
+// ---- replica hashes (replicas.cpp): an array's sum is the sum, mod 2^64, of a mixed hash of each 64-bit word
+// (two floats' bits; the last float of an odd count alone) with its position, so that any order of summation, on
+// either device, gives the same bits ----
+struct HashArgs {
+  const float* data;
+  std::size_t floats;
+  TG_HD std::size_t words() const { return (floats + 1) / 2; }
+};
+
+TG_HD TG_INLINE std::uint64_t float_bits(float x) {
+#ifdef __CUDA_ARCH__
+  return __float_as_uint(x);
+#else
+  std::uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+#endif
+}
+
+TG_HD TG_INLINE std::uint64_t hash_word_element(const HashArgs& a, std::size_t w) {
+  const std::size_t i = 2 * w;
+  const std::uint64_t word = float_bits(a.data[i]) | (i + 1 < a.floats ? float_bits(a.data[i + 1]) << 32 : 0);
+  return training::mix64(word ^ training::mix64(std::uint64_t(w)));
+}
+
 // ---- entry points (CPU loops or CUDA kernels) ----
 void exact_codes(Device d, const ExactArgs& a);
 void exact_quantize(Device d, const ExactArgs& a);
@@ -240,5 +267,7 @@ void compact(Device d, const CompactArgs& a);
 void pack(Device d, const PackArgs& a);
 void unpack(Device d, const UnpackArgs& a);
 void crop(Device d, const CropArgs& a);
+// The sum of hash_word_element over each array's words, one value per array (one read back).
+std::vector<std::uint64_t> hash_sums(Device d, const std::vector<HashArgs>& arrays);
 
 }  // namespace tilegrad::distributed::detail

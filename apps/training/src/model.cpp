@@ -17,6 +17,18 @@ raster::Gaussians zeros_like(const raster::Gaussians& p) {
   z.sh = Buffer<float>::zeros(p.sh.size(), d);
   return z;
 }
+
+// The arrays of a model or of a const model, in GaussianModel::arrays()'s order.
+template <class Model>
+auto arrays_of(Model& m) {
+  using BufferPtr = decltype(&m.grad_accum);
+  std::array<BufferPtr, GaussianModel::kArrays> out{};
+  std::size_t k = 0;
+  for (auto* g : {&m.params, &m.adam_m, &m.adam_v})
+    for (BufferPtr b : {&g->means, &g->log_scales, &g->quats, &g->opacity_logits, &g->sh}) out[k++] = b;
+  for (BufferPtr b : {&m.grad_accum, &m.view_count, &m.max_radius}) out[k++] = b;
+  return out;
+}
 }  // namespace
 
 GaussianModel GaussianModel::from_parameters(raster::Gaussians params) {
@@ -45,6 +57,9 @@ void GaussianModel::copy_into(GaussianModel& dst, Device device) const {
   dst.view_count.assign(view_count.view(), device);
   dst.max_radius.assign(max_radius.view(), device);
 }
+
+std::array<Buffer<float>*, GaussianModel::kArrays> GaussianModel::arrays() { return arrays_of(*this); }
+std::array<const Buffer<float>*, GaussianModel::kArrays> GaussianModel::arrays() const { return arrays_of(*this); }
 
 void GaussianModel::zero_statistics() {
   const std::size_t n = count();

@@ -1,5 +1,6 @@
 // CUDA kernels of kernels.h: one thread per element (row, Gaussian, byte); the bodies are the shared TG_HD
-// functions, the arguments __grid_constant__. The flag scan is CUB's, with scratch for the call.
+// functions, the arguments __grid_constant__. The flag scan is CUB's, with scratch for the call; the replica hashes'
+// sums are grid-stride loops.
 #include <cub/device/device_scan.cuh>
 
 #include "../kernels.h"
@@ -29,6 +30,17 @@ TG_ELEMENT_KERNEL(pack, PackArgs, pack_element, a.rows)
 TG_ELEMENT_KERNEL(unpack, UnpackArgs, unpack_element, a.rows)
 TG_ELEMENT_KERNEL(crop, CropArgs, crop_element, a.bytes())
 
+// Grid-stride sums of the words' hashes, added into *sum per warp: integer additions commute, so the bits do not
+// depend on the order of the atomics.
+__global__ void hash_sum_kernel(const __grid_constant__ HashArgs a, unsigned long long* sum) {
+  const std::size_t words = a.words();
+  unsigned long long s = 0;
+  for (std::size_t w = cuda::global_thread(); w < words; w += std::size_t(gridDim.x) * blockDim.x)
+    s += hash_word_element(a, w);
+  for (int offset = cuda::kWarpSize / 2; offset > 0; offset /= 2) s += __shfl_down_sync(0xFFFFFFFFu, s, offset);
+  if (cuda::lane_id() == 0 && s != 0) atomicAdd(sum, s);
+}
+
 __global__ void block_starts_kernel(const std::uint32_t* positions, std::size_t n, int ranks, std::uint32_t* out) {
   const int r = int(cuda::global_thread());
   if (r <= ranks) out[r] = positions[std::size_t(r) * n];
@@ -47,6 +59,19 @@ void compact(const CompactArgs& a) { cuda::launch(compact_kernel, a.total, kBloc
 void pack(const PackArgs& a) { cuda::launch(pack_kernel, a.rows, kBlock, 0, a); }
 void unpack(const UnpackArgs& a) { cuda::launch(unpack_kernel, a.rows, kBlock, 0, a); }
 void crop(const CropArgs& a) { cuda::launch(crop_kernel, a.bytes(), kBlock, 0, a); }
+
+std::vector<std::uint64_t> hash_sums(const std::vector<HashArgs>& arrays) {
+  Buffer<unsigned long long> sums(std::max<std::size_t>(arrays.size(), 1), Device::Cuda);
+  TG_CUDA_CHECK(cudaMemsetAsync(sums.data(), 0, sums.size() * sizeof(unsigned long long)));
+  for (std::size_t k = 0; k < arrays.size(); ++k) {
+    const std::size_t words = arrays[k].words();
+    if (words == 0) continue;
+    hash_sum_kernel<<<cuda::persistent_blocks(words, kBlock), kBlock>>>(arrays[k], sums.data() + k);
+    TG_CUDA_CHECK_LAUNCH();
+  }
+  const std::vector<unsigned long long> host = sums.to_vector();
+  return std::vector<std::uint64_t>(host.begin(), host.begin() + std::ptrdiff_t(arrays.size()));
+}
 
 std::vector<std::uint32_t> scan_flags(std::uint32_t* flags, std::uint32_t* positions, std::size_t n, int ranks) {
   const std::size_t count = n * std::size_t(ranks) + 1;  // the last flag is zero: positions[count - 1] = total

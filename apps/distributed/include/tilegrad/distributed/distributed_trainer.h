@@ -28,7 +28,8 @@ struct RankReport {
   double step_ms = 0;           // mean per timed iteration: the whole step of this rank
   double compute_ms = 0;        // render, loss, backward (and statistics of the view)
   double communication_ms = 0;  // collectives and their packing, waiting for other ranks included
-  double apply_ms = 0;          // density statistics, Adam, densification (and moving Gaussians between ranks)
+  double apply_ms = 0;  // density statistics, Adam, densification (data parallel: the replica check after it;
+                        // partitioned: moving Gaussians between ranks)
   double bytes_per_iteration = 0;  // payload this rank handed to collectives, per iteration
   std::size_t peak_gpu_bytes = 0;  // its GPU's memory-pool peak (0 for simulated ranks)
 };

@@ -9,7 +9,8 @@
 namespace tilegrad::distributed {
 
 // 64-bit hash of the model's parameters, Adam moments and step, and density statistics (bits, not values: +0 and
-// -0 differ). Copies the model to the host.
+// -0 differ), computed on the model's device (one read of it, a few bytes back): the same value for a model on the
+// CPU and its copy on a GPU.
 std::uint64_t model_hash(const training::GaussianModel& model);
 
 // Collective: compares this rank's model_hash with every other rank's. Throws Error naming the ranks whose models
