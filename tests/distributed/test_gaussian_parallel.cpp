@@ -11,6 +11,8 @@
 #include "fixtures.h"
 #include "tilegrad/distributed/distributed_trainer.h"
 #include "tilegrad/distributed/partition.h"
+#include "tilegrad/distributed/rank_threads.h"
+#include "tilegrad/distributed/rebalance.h"
 #include "tilegrad/training/checkpoint.h"
 #include "tilegrad/training/outputs.h"
 #include "tilegrad/training/trainer.h"
@@ -75,7 +77,48 @@ void add_disc_masks(training::TrainingDataset& data) {
     }
 }
 
+// Rows [first, first + count) of every array of a host model, with its Adam step.
+GaussianModel rows_of(const GaussianModel& whole, std::size_t first, std::size_t count) {
+  GaussianModel m = test::random_model(count);
+  m.adam_step = whole.adam_step;
+  for (std::size_t k = 0; k < GaussianModel::kArrays; ++k) {
+    const Buffer<float>& a = *whole.arrays()[k];
+    const std::size_t w = a.size() / whole.count();
+    std::copy_n(a.data() + first * w, count * w, m.arrays()[k]->data());
+  }
+  return m;
+}
+
 }  // namespace
+
+// Whatever the old ranges (a part empty, one rank holding everything) and the new ones, every rank ends with its
+// new range of the whole model's rows, parameters, moments and statistics, the Adam step kept and the parameter
+// version bumped.
+TEST(GaussianParallel, RebalancedPartsAreTheNewRangesOfTheWholeModel) {
+  GaussianModel whole = test::random_model(101);
+  whole.adam_step = 7;
+  const std::vector<std::vector<std::size_t>> ranges = {
+      {0, 50, 60, 101}, {0, 1, 100, 101}, {0, 101, 101, 101}, {0, 0, 0, 101}, balanced_ranges(101, 3)};
+  for (const std::vector<std::size_t>& old_begin : ranges)
+    for (const std::vector<std::size_t>& new_begin : ranges) {
+      CommGroup group = make_simulated_group(3);
+      RankThreads threads(group);
+      std::vector<GaussianModel> parts(3);
+      threads.run([&](int r) {
+        const std::size_t i = std::size_t(r);
+        GaussianModel part = rows_of(whole, old_begin[i], old_begin[i + 1] - old_begin[i]);
+        part.params.version = 3;
+        parts[i] = rebalanced_part(threads.comm(r), part, old_begin, new_begin);
+      });
+      for (std::size_t i = 0; i < 3; ++i) {
+        const std::size_t first = new_begin[i], count = new_begin[i + 1] - first;
+        ASSERT_EQ(parts[i].count(), count) << "rank " << i;
+        if (count > 0) EXPECT_TRUE(test::identical_models(parts[i], rows_of(whole, first, count))) << "rank " << i;
+        EXPECT_EQ(parts[i].adam_step, 7);
+        EXPECT_EQ(parts[i].params.version, 4u);
+      }
+    }
+}
 
 TEST(GaussianParallel, OneRankIsThePlainTrainerBitForBit) {
   const training::TrainingDataset data = test::load_scene(64);

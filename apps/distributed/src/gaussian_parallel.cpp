@@ -24,6 +24,7 @@
 #include "tilegrad/core/error.h"
 #include "tilegrad/distributed/exact_combine.h"
 #include "tilegrad/distributed/partition.h"
+#include "tilegrad/distributed/rebalance.h"
 #include "tilegrad/rasterizer/rasterizer.h"
 
 namespace tilegrad::distributed::detail {
@@ -396,30 +397,15 @@ class GaussianParallelRank final : public RankEngine {
     return own;
   }
 
-  // After a densification the parts may differ in size: equal ranges of the global order again (rows move
-  // between neighbouring ranges, parameters with their moments and statistics).
+  // After a densification the parts may differ in size: equal ranges of the global order again (rebalance.h).
   void rebalance() {
-    const int ranks = m_comm.size(), me = m_comm.rank();
+    const int ranks = m_comm.size();
     const std::vector<std::uint64_t> sizes = m_comm.host_all_gather(std::uint64_t(m_trainer.model().count()));
     std::vector<std::size_t> old_begin(std::size_t(ranks) + 1, 0);
     for (int r = 0; r < ranks; ++r) old_begin[std::size_t(r) + 1] = old_begin[std::size_t(r)] + sizes[std::size_t(r)];
     const std::vector<std::size_t> new_begin = balanced_ranges(old_begin.back(), ranks);
     m_begin = new_begin;
-    if (old_begin == new_begin) return;
-    const std::vector<std::uint64_t> moves = moves_between_ranges(old_begin, new_begin);
-    const Device device = m_config.device;
-    const GaussianModel& model = m_trainer.model();
-    const Fields src = model_fields(model);
-    const ExchangePlan x = plan_exchange(moves, ranks, me, std::size_t(src.record) * sizeof(float));
-    Buffer<float> send(std::max<std::size_t>(x.send_total, 1) * std::size_t(src.record), device);
-    pack(device, PackArgs{x.send_total, src, nullptr, 0, send.data()});  // the part is sent in order
-    Buffer<float> recv(std::max<std::size_t>(x.recv_total, 1) * std::size_t(src.record), device);
-    m_comm.all_to_all_v(send.data(), x.send_bytes, x.send_offsets, recv.data(), x.recv_bytes, x.recv_offsets);
-    GaussianModel next = empty_model(x.recv_total, m_config.sh_degree, device);
-    next.adam_step = model.adam_step;
-    next.params.version = model.params.version + 1;
-    unpack(device, UnpackArgs{x.recv_total, model_fields(next), recv.data(), nullptr, 0, false});
-    m_trainer.set_model(std::move(next));
+    if (old_begin != new_begin) m_trainer.set_model(rebalanced_part(m_comm, m_trainer.model(), old_begin, new_begin));
   }
 
   // The whole view's render from the parts: every rank's owned pixels, gathered on rank 0 (host memory).
