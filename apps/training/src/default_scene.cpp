@@ -1,8 +1,10 @@
 // The default scene's shapes (Gaussians on surfaces, oriented flat against them) and its multi-view renders.
 #include "tilegrad/training/default_scene.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -158,25 +160,47 @@ void write_dataset_split(const std::string& folder, const std::string& split,
                ", rendering on ", to_string(o.device));
   raster::Rasterizer rasterizer(o.device);
   const float focal = 0.5f * float(o.width) / std::tan(0.5f * o.fov_x);
-  nlohmann::json frames = nlohmann::json::array();
   std::filesystem::create_directories(folder + "/" + split);
-  for (std::size_t i = 0; i < poses.size(); ++i) {
-    const raster::Camera cam = raster::Camera::from_camera_to_world_opengl(
-        poses[i].data(), focal, focal, 0.5f * o.width, 0.5f * o.height, o.width, o.height);
-    const raster::ForwardOutput out = rasterizer.forward(scene.view(), cam);  // black background: premultiplied
-    const std::vector<float> rgb = out.image.to_vector(), alpha = out.alpha.to_vector();
-    io::Image img(o.width, o.height, 4);
-    for (std::size_t p = 0; p < alpha.size(); ++p) {
-      const float a = alpha[p];
-      for (int c = 0; c < 3; ++c) img.pixels[4 * p + c] = a > 0 ? std::min(rgb[3 * p + c] / a, 1.0f) : 0.0f;
-      img.pixels[4 * p + 3] = a;
+  const auto name = [&](std::size_t i) { return split + "/r_" + std::to_string(i); };
+  // Views are rendered one after the other, a chunk at a time, and the chunk's PNGs are then encoded by the CPU
+  // threads together (encoding, not rendering, is the slow part at large sizes); the first error is rethrown.
+  constexpr std::size_t kChunk = 16;
+  for (std::size_t begin = 0; begin < poses.size(); begin += kChunk) {
+    const std::size_t end = std::min(poses.size(), begin + kChunk);
+    std::vector<std::vector<float>> rgb(end - begin), alpha(end - begin);
+    for (std::size_t i = begin; i < end; ++i) {
+      const raster::Camera cam = raster::Camera::from_camera_to_world_opengl(
+          poses[i].data(), focal, focal, 0.5f * o.width, 0.5f * o.height, o.width, o.height);
+      const raster::ForwardOutput out = rasterizer.forward(scene.view(), cam);  // black background: premultiplied
+      rgb[i - begin] = out.image.to_vector();
+      alpha[i - begin] = out.alpha.to_vector();
     }
-    const std::string name = split + "/r_" + std::to_string(i);
-    io::write_png(folder + "/" + name + ".png", img);
+    const auto n = static_cast<std::ptrdiff_t>(end - begin);
+    std::vector<std::exception_ptr> errors(end - begin);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::ptrdiff_t j = 0; j < n; ++j) {
+      try {
+        const std::vector<float>& c = rgb[std::size_t(j)];
+        const std::vector<float>& a = alpha[std::size_t(j)];
+        io::Image img(o.width, o.height, 4);
+        for (std::size_t p = 0; p < a.size(); ++p) {
+          for (int k = 0; k < 3; ++k) img.pixels[4 * p + k] = a[p] > 0 ? std::min(c[3 * p + k] / a[p], 1.0f) : 0.0f;
+          img.pixels[4 * p + 3] = a[p];
+        }
+        io::write_png(folder + "/" + name(begin + std::size_t(j)) + ".png", img);
+      } catch (...) {
+        errors[std::size_t(j)] = std::current_exception();
+      }
+    }
+    for (const std::exception_ptr& e : errors)
+      if (e) std::rethrow_exception(e);
+  }
+  nlohmann::json frames = nlohmann::json::array();
+  for (std::size_t i = 0; i < poses.size(); ++i) {
     nlohmann::json matrix = nlohmann::json::array();
     for (int r = 0; r < 4; ++r)
       matrix.push_back({poses[i][4 * r], poses[i][4 * r + 1], poses[i][4 * r + 2], poses[i][4 * r + 3]});
-    frames.push_back({{"file_path", "./" + name}, {"rotation", 0.0}, {"transform_matrix", matrix}});
+    frames.push_back({{"file_path", "./" + name(i)}, {"rotation", 0.0}, {"transform_matrix", matrix}});
   }
   const nlohmann::json doc = {{"camera_angle_x", o.fov_x}, {"frames", frames}};
   std::ofstream f(folder + "/transforms_" + split + ".json");
