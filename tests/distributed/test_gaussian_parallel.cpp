@@ -77,18 +77,6 @@ void add_disc_masks(training::TrainingDataset& data) {
     }
 }
 
-// Rows [first, first + count) of every array of a host model, with its Adam step.
-GaussianModel rows_of(const GaussianModel& whole, std::size_t first, std::size_t count) {
-  GaussianModel m = test::random_model(count);
-  m.adam_step = whole.adam_step;
-  for (std::size_t k = 0; k < GaussianModel::kArrays; ++k) {
-    const Buffer<float>& a = *whole.arrays()[k];
-    const std::size_t w = a.size() / whole.count();
-    std::copy_n(a.data() + first * w, count * w, m.arrays()[k]->data());
-  }
-  return m;
-}
-
 }  // namespace
 
 // Whatever the old ranges (a part empty, one rank holding everything) and the new ones, every rank ends with its
@@ -106,14 +94,14 @@ TEST(GaussianParallel, RebalancedPartsAreTheNewRangesOfTheWholeModel) {
       std::vector<GaussianModel> parts(3);
       threads.run([&](int r) {
         const std::size_t i = std::size_t(r);
-        GaussianModel part = rows_of(whole, old_begin[i], old_begin[i + 1] - old_begin[i]);
+        GaussianModel part = test::model_rows(whole, old_begin[i], old_begin[i + 1] - old_begin[i]);
         part.params.version = 3;
         parts[i] = rebalanced_part(threads.comm(r), part, old_begin, new_begin);
       });
       for (std::size_t i = 0; i < 3; ++i) {
         const std::size_t first = new_begin[i], count = new_begin[i + 1] - first;
         ASSERT_EQ(parts[i].count(), count) << "rank " << i;
-        if (count > 0) EXPECT_TRUE(test::identical_models(parts[i], rows_of(whole, first, count))) << "rank " << i;
+        EXPECT_TRUE(test::identical_models(parts[i], test::model_rows(whole, first, count))) << "rank " << i;
         EXPECT_EQ(parts[i].adam_step, 7);
         EXPECT_EQ(parts[i].params.version, 4u);
       }

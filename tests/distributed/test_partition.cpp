@@ -7,6 +7,7 @@
 #include <numeric>
 #include <random>
 
+#include "fixtures.h"
 #include "tilegrad/core/error.h"
 #include "tilegrad/distributed/partition.h"
 #include "tilegrad/training/densify.h"
@@ -191,17 +192,7 @@ TEST(Partition, DensifyingThePartsEqualsDensifyingTheWhole) {
     whole.max_radius.data()[i] = 10.0f * unit(rng);
   }
   training::DensifyRule rule{2e-4f, 0.02f, 0.005f, 0.0f, 0.0f};
-  auto part = [&](std::size_t first, std::size_t count) {
-    training::GaussianModel m = whole.to(Device::Cpu);
-    auto cut = [&](Buffer<float>& b) {
-      const std::size_t w = b.size() / n;
-      b = Buffer<float>::from(std::vector<float>(b.data() + first * w, b.data() + (first + count) * w), Device::Cpu);
-    };
-    for (raster::Gaussians* x : {&m.params, &m.adam_m, &m.adam_v})
-      for (Buffer<float>* b : {&x->means, &x->log_scales, &x->quats, &x->opacity_logits, &x->sh}) cut(*b);
-    for (Buffer<float>* b : {&m.grad_accum, &m.view_count, &m.max_radius}) cut(*b);
-    return m;
-  };
+  const auto part = [&](std::size_t first, std::size_t count) { return test::model_rows(whole, first, count); };
   training::GaussianModel a = part(0, 137), b = part(137, n - 137), c = part(137, n - 137);
   const training::DensifyCounts counts = training::densify_and_prune(whole, rule, 5, 900);
   ASSERT_GT(counts.split, 0u);

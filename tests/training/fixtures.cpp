@@ -125,6 +125,15 @@ training::GaussianModel random_model(std::size_t n, std::uint64_t seed) {
   return m;
 }
 
+training::GaussianModel model_rows(const training::GaussianModel& model, std::size_t first, std::size_t count) {
+  training::GaussianModel out = model.to(Device::Cpu);
+  for (Buffer<float>* b : out.arrays()) {
+    const std::size_t w = b->size() / model.count();
+    *b = Buffer<float>::from(b->data() + first * w, count * w, Device::Cpu);
+  }
+  return out;
+}
+
 std::vector<std::vector<float>> model_arrays(const training::GaussianModel& m) {
   std::vector<std::vector<float>> out;
   for (const Buffer<float>* b : m.arrays()) out.push_back(b->to_vector());

@@ -41,6 +41,8 @@ training::TrainingDataset load_scene(int size, Device device = Device::Cpu);
 
 // A model of n Gaussians (SH degree 1) on the CPU whose every array holds pseudo-random values in [-0.5, 0.5).
 training::GaussianModel random_model(std::size_t n, std::uint64_t seed = 1);
+// Rows [first, first + count) of every array of a host model, with its Adam step and parameter version.
+training::GaussianModel model_rows(const training::GaussianModel& model, std::size_t first, std::size_t count);
 // Every array of a model (parameters, moments, statistics) on the host.
 std::vector<std::vector<float>> model_arrays(const training::GaussianModel& model);
 // True when both models have the same bits in every array and the same Adam step; otherwise reports the first

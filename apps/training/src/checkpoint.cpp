@@ -22,9 +22,6 @@ namespace {
 constexpr char kMagic[8] = {'T', 'G', 'C', 'K', 'P', 'T', '0', '2'};
 constexpr char kMagicPrefix[6] = {'T', 'G', 'C', 'K', 'P', 'T'};
 
-std::array<const Buffer<float>*, 5> fields(const raster::Gaussians& g) {
-  return {&g.means, &g.log_scales, &g.quats, &g.opacity_logits, &g.sh};
-}
 std::array<Buffer<float>*, 5> fields(raster::Gaussians& g) {
   return {&g.means, &g.log_scales, &g.quats, &g.opacity_logits, &g.sh};
 }
@@ -138,9 +135,7 @@ void save_checkpoint(const std::string& path, const GaussianModel& model, std::i
   w.scalar<std::uint64_t>(model.params.version);
   w.text(config_json);
   w.text(data_json);
-  for (const raster::Gaussians* g : {&model.params, &model.adam_m, &model.adam_v})
-    for (const Buffer<float>* b : fields(*g)) w.floats(*b);
-  for (const Buffer<float>* b : {&model.grad_accum, &model.view_count, &model.max_radius}) w.floats(*b);
+  for (const Buffer<float>* b : model.arrays()) w.floats(*b);  // the order load_checkpoint reads
   w.text(state_json ? state_json() : std::string());
   w.finish();
   f.commit();
