@@ -1,6 +1,7 @@
 // The exact sum's arithmetic (exact_sum.h) and the names of the accumulation strategies.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -83,4 +84,24 @@ TEST(ExactSum, PowerOfTwoScaleIsExactOverTheWholeRange) {
   // quantize/dequantize scale by pow2(k), assembled from exponent bits; it must be ldexp exactly for every
   // exponent the sums use (k in [-98, 210], and its negation).
   for (int k = -210; k <= 210; ++k) ASSERT_EQ(exact::pow2(k), std::ldexp(1.0, k)) << k;
+}
+
+TEST(ExactSum, FloatScaledQuantizeIsTheExactProductRounded) {
+  // quantize scales in float (two products); the integer must be that of the exact x 2^k rounded to nearest,
+  // ties to even, which the double product gives exactly. Every exponent the sums use, for values up to the
+  // bound scale_exponent guarantees (|x| 2^k < 2^62): the largest, halves and ties, subnormals, and random
+  // mantissas at every magnitude from far below one unit of the scale to the bound.
+  for (int k = -98; k <= 210; ++k) {
+    ASSERT_EQ(exact::pow2f(std::clamp(k, -126, 127)), std::ldexp(1.0f, std::clamp(k, -126, 127))) << k;
+    std::vector<float> values = {0.0f, -0.0f, 1.4e-45f, -1.4e-45f, 1.17549435e-38f};
+    for (float unit : {0.5f, 1.5f, 2.5f, -2.5f, 0.25f, 0.75f, 1.0f}) values.push_back(std::ldexp(unit, -k));
+    const auto mantissas = test::random_floats(64, 1000 + k, 0.5f, 1.0f);
+    for (int e = -160; e <= 62; e += 3)
+      for (float m : mantissas) values.push_back(std::ldexp(e % 2 ? -m : m, e - k));
+    for (float x : values) {
+      if (!(std::fabs(double(x)) * std::ldexp(1.0, k) < std::ldexp(1.0, 62))) continue;
+      const long long reference = std::llrint(double(x) * std::ldexp(1.0, k));
+      ASSERT_EQ(exact::quantize(x, k), reference) << x << " at k = " << k;
+    }
+  }
 }

@@ -195,6 +195,33 @@ TEST_P(Render, BackwardRejectsBadInput) {
   EXPECT_NO_THROW(r.backward(out_depth, g.view(), grad_img.view(), {}, grad_depth.view()));
 }
 
+TEST_P(Render, BackwardFindsANonFiniteValueAnywhereInALargeImage) {
+  // The check strides over dL/d* with a bounded grid: at 1024x768 dL/dimage (2.4 M floats) takes several strides of
+  // the GPU's grid, so the first, a middle and the last value, and the last of dL/dalpha, must each be found.
+  auto scene = test::random_scene<float>(5, 1, 3);
+  Gaussians g = test::to_gaussians(scene, device());
+  Rasterizer r(device());
+  const Camera cam = test::test_camera(1024, 768);
+  const auto out = r.forward(g.view(), cam);
+  const std::size_t pixels = 1024 * 768;
+  for (std::size_t at : {std::size_t(0), 3 * pixels / 2 + 1, 3 * pixels - 1}) {
+    std::vector<float> dl(3 * pixels, 0.0f);
+    dl[at] = at % 2 ? INFINITY : NAN;
+    try {
+      r.backward(out, g.view(), Buffer<float>::from(dl, device()).view());
+      ADD_FAILURE() << "a non-finite value at " << at << " of dL/dimage was accepted";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("dL/dimage contains NaN"), std::string::npos) << e.what();
+    }
+  }
+  std::vector<float> alpha(pixels, 0.0f);
+  alpha[pixels - 1] = NAN;
+  const auto zeros = Buffer<float>::zeros(3 * pixels, device());
+  EXPECT_THROW(r.backward(out, g.view(), zeros.view(), Buffer<float>::from(alpha, device()).view()), InvalidArgument);
+  alpha[pixels - 1] = 0.0f;
+  EXPECT_NO_THROW(r.backward(out, g.view(), zeros.view(), Buffer<float>::from(alpha, device()).view()));
+}
+
 TEST_P(Render, ForwardRejectsBadInput) {
   auto scene = test::random_scene<float>(3, 2, 4);
   Gaussians g = test::to_gaussians(scene, device());

@@ -5,9 +5,22 @@
 namespace tilegrad::raster::cuda_backend {
 namespace {
 
+// A few blocks per SM, each thread striding over the view with kLoads loads in flight per step. The check runs beside
+// the backward's work, so it should take little of the GPU at any moment: a block per 256 elements (8.3 M at
+// 1080p, some 32,000 blocks) competed with the blend backward for the SMs' block slots and cost Owned's backward
+// 6-14 us on the garden grids (docs/PERFORMANCE.md, "The check in a few blocks").
+constexpr int kLoads = 8;
+constexpr int kCheckBlocksPerSm = 2;
 __global__ void nonfinite_kernel(const float* v, std::size_t n, unsigned* flag) {
-  const std::size_t i = cuda::global_thread();
-  const bool bad = i < n && !isfinite(v[i]);
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  bool bad = false;
+  for (std::size_t i0 = cuda::global_thread(); i0 < n; i0 += kLoads * stride) {
+    float x[kLoads];
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) x[k] = i0 + k * stride < n ? v[i0 + k * stride] : 0.0f;
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) bad |= !isfinite(x[k]);
+  }
   if (__any_sync(0xFFFFFFFFu, bad) && cuda::lane_id() == 0) *flag = 1u;  // any writer: same value
 }
 
@@ -39,9 +52,13 @@ void NonfiniteCheck::launch() {
   TG_ASSERT(m_branch && !m_launched, "NonfiniteCheck::launch without fork");
   const cudaStream_t side = m_branch->stream();
   TG_CUDA_CHECK(cudaMemsetAsync(m_device_flags, 0, kViews * sizeof(unsigned), side));
-  for (int k = 0; k < kViews; ++k)
-    cuda::launch(nonfinite_kernel, m_views[k].size(), kBlock, side, m_views[k].data(), m_views[k].size(),
-                 m_device_flags + k);
+  for (int k = 0; k < kViews; ++k) {
+    const std::size_t n = m_views[k].size();
+    if (n == 0) continue;
+    const unsigned blocks = cuda::persistent_blocks((n + kLoads - 1) / kLoads, kBlock, kCheckBlocksPerSm);
+    nonfinite_kernel<<<blocks, kBlock, 0, side>>>(m_views[k].data(), n, m_device_flags + k);
+    TG_CUDA_CHECK_LAUNCH();
+  }
   TG_CUDA_CHECK(
       cudaMemcpyAsync(m_flags, m_device_flags, kViews * sizeof(unsigned), cudaMemcpyDeviceToHost, side));
   TG_CUDA_CHECK(cudaEventRecord(m_copied, side));
