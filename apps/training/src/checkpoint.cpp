@@ -4,7 +4,6 @@
 // bytes.
 #include "tilegrad/training/checkpoint.h"
 
-#include <array>
 #include <cstring>
 #include <fstream>
 #include <vector>
@@ -22,9 +21,6 @@ namespace {
 constexpr char kMagic[8] = {'T', 'G', 'C', 'K', 'P', 'T', '0', '2'};
 constexpr char kMagicPrefix[6] = {'T', 'G', 'C', 'K', 'P', 'T'};
 
-std::array<Buffer<float>*, 5> fields(raster::Gaussians& g) {
-  return {&g.means, &g.log_scales, &g.quats, &g.opacity_logits, &g.sh};
-}
 
 class Writer {
  public:
@@ -165,15 +161,16 @@ Checkpoint load_checkpoint(const std::string& path) {
         concat(path, ": corrupt header (iteration ", c.iteration, ", SH degree ", degree, ", ", count, " Gaussians)"));
   c.config_json = r.text("configuration");
   c.data_json = r.text("dataset fingerprint");
+  // GaussianModel::arrays()'s order, as save_checkpoint wrote them: the five fields of the parameters and of the
+  // two Adam moments, then the three densification statistics (one float per Gaussian).
   const std::uint64_t widths[5] = {3, 3, 4, 1, std::uint64_t(3 * (degree + 1) * (degree + 1))};
-  for (raster::Gaussians* g : {&c.model.params, &c.model.adam_m, &c.model.adam_v}) {
-    g->sh_degree = degree;
-    const auto bufs = fields(*g);
-    for (int k = 0; k < 5; ++k) *bufs[std::size_t(k)] = r.floats(count * widths[k], kFieldNames[k]);
+  for (raster::Gaussians* g : {&c.model.params, &c.model.adam_m, &c.model.adam_v}) g->sh_degree = degree;
+  const auto arrays = c.model.arrays();
+  for (std::size_t k = 0; k < arrays.size(); ++k) {
+    const bool field = k < 3 * 5;  // 3 Gaussians x 5 fields
+    *arrays[k] = r.floats(count * (field ? widths[k % 5] : 1), field ? kFieldNames[k % 5] : "densification statistics");
   }
   c.model.params.version = version;
-  for (Buffer<float>* b : {&c.model.grad_accum, &c.model.view_count, &c.model.max_radius})
-    *b = r.floats(count, "densification statistics");
   c.state_json = r.text("run state");
   r.check_sum();
   return c;
