@@ -208,8 +208,9 @@ __global__ void tiny_segments_kernel(Rows rows, const std::uint32_t* offsets, st
   }
 }
 
-// Segment s (rows [begin, end)) summed by one warp. Up to kRegs steps of rows the values stay in registers (one
+// Segment s (rows [begin, end)) summed by one warp. Up to REGS steps of rows the values stay in registers (one
 // read); longer segments are read twice back to back (the second read hits the cache).
+template <int REGS = kRegs>
 __device__ void warp_segment_sum(const Rows& rows, const Output& out, std::size_t s, std::uint32_t begin,
                                  std::uint32_t end, const LaneLayout& l) {
   const int width = rows.width;
@@ -217,7 +218,7 @@ __device__ void warp_segment_sum(const Rows& rows, const Output& out, std::size_
   Probe probe;
   long long sum = 0;
   int scale = 0;
-  if (steps > kRegs) {
+  if (steps > REGS) {
     auto each = [&](const auto& f) {
       if (l.active) for_each_value(rows, begin + l.r, end, l.per_step, l.c, f);
     };
@@ -230,21 +231,21 @@ __device__ void warp_segment_sum(const Rows& rows, const Output& out, std::size_
   } else {
     // All loads first, then the arithmetic: a load and its use in one guarded step would make each load wait
     // for the one before it.
-    float x[kRegs];
+    float x[REGS];
 #pragma unroll
-    for (int q = 0; q < kRegs; ++q) {
+    for (int q = 0; q < REGS; ++q) {
       if (q >= steps) break;
       const std::uint32_t i = begin + l.r + q * l.per_step;
       x[q] = (l.active && i < end) ? rows.at(i, l.c) : 0.0f;
     }
 #pragma unroll
-    for (int q = 0; q < kRegs; ++q) {
+    for (int q = 0; q < REGS; ++q) {
       if (q >= steps) break;
       probe.add(x[q]);
     }
     probe = probe.over_rows(l, width, [&](const auto& f) {
 #pragma unroll
-      for (int q = 0; q < kRegs; ++q) {
+      for (int q = 0; q < REGS; ++q) {
         if (q >= steps) break;
         f(x[q]);
       }
@@ -252,7 +253,7 @@ __device__ void warp_segment_sum(const Rows& rows, const Output& out, std::size_
     scale = exact::scale_exponent(probe.max_abs, end - begin);
     if (probe.integer_pass()) {
 #pragma unroll
-      for (int q = 0; q < kRegs; ++q) {
+      for (int q = 0; q < REGS; ++q) {
         if (q >= steps) break;
         sum += exact::quantize(x[q], scale);  // padding zeros add nothing
       }
@@ -312,25 +313,41 @@ __device__ void block_segment_sum(const Rows& rows, const Output& out, std::size
 }
 
 // Segments of at most kShortMax rows (a caller's bound). Each block takes a window of `window` consecutive
-// segments and gives each the smallest worker that suits it: a warp up to its register capacity, else the whole
-// block, and (with_tiny) a thread per component up to kTinyMax rows. Many segments: windows of up to max_window
-// segments in blocks of bounded_block threads, the segments of at most tiny_max rows left to
-// tiny_segments_kernel (a block's phases would wait on each other), which runs beside this one on a side branch
-// of the stream; few segments: one per block of kShortBlock threads, tiny ones included (one launch,
-// tiny_max = kTinyMax). See segmented_sum.
+// segments and gives each the smallest worker that suits it: a thread per component up to tiny_max rows (few
+// segments only), a warp up to Form::kWarpSteps steps of rows, else the whole block. Two forms (Form below):
+//   many segments (WINDOWS): windows of up to max_window segments in blocks of bounded_block threads, the
+//     segments of at most tiny_max rows left to tiny_segments_kernel (a block's phases would wait on each other),
+//     which runs beside this one on a side branch of the stream;
+//   few segments: one per block of kShortBlock threads, tiny ones included (one launch, tiny_max = kTinyMax).
+// See segmented_sum.
 constexpr unsigned kShortBlock = 1024;
 constexpr std::uint32_t kWindow = 256;
-__global__ void __launch_bounds__(kShortBlock) bounded_segments_kernel(Rows rows, const std::uint32_t* offsets,
-                                                                       std::size_t num_segments,
-                                                                       std::uint32_t window, bool with_tiny,
-                                                                       std::uint32_t tiny_max, Output out) {
+// The windows' form has no thread-per-component path, and its warps hold 16 steps of rows in registers and read
+// segments of 17 to 64 steps twice: 48 registers a thread, so five blocks of 256 threads fit on an SM where the
+// few segments' form (64 registers) fits four. Its block-wide path starts above 64 steps (192 rows of 9 values),
+// not above the register capacity: a block walks its window's long segments one after the other, four barriers
+// each, while its warps take theirs side by side. Measured on the garden grids (H200, Owned records, reduction
+// ms at G = 1 / 5 / 15): 0.0500 / 0.0949 / 0.324 with the few segments' form in windows, 0.0466 / 0.0924 / 0.312
+// with this one; with 32 steps in registers and the block path from 64 steps 0.0471 / 0.0926, with 16 steps and
+// the block path from 32 steps 0.0507 / 0.0934 (docs/PERFORMANCE.md).
+template <bool WINDOWS>
+struct Form {
+  static constexpr unsigned kMaxThreads = WINDOWS ? 256 : kShortBlock;
+  static constexpr int kMinBlocks = WINDOWS ? 5 : 1;
+  static constexpr int kRegs = WINDOWS ? 16 : cuda_backend::kRegs;
+  static constexpr int kWarpSteps = WINDOWS ? 64 : cuda_backend::kRegs;
+};
+template <bool WINDOWS>
+__global__ void __launch_bounds__(Form<WINDOWS>::kMaxThreads, Form<WINDOWS>::kMinBlocks)
+    bounded_segments_kernel(Rows rows, const std::uint32_t* offsets, std::size_t num_segments, std::uint32_t window,
+                            std::uint32_t tiny_max, Output out) {
   __shared__ BlockScratch scratch;
   __shared__ std::uint32_t s_warp[kWindow], s_block[kWindow];
   __shared__ unsigned s_counts[2];
   const int width = rows.width;
   const LaneLayout l = lane_layout(width);
   const int warp = threadIdx.x / cuda::kWarpSize, warps = blockDim.x / cuda::kWarpSize;
-  const std::uint32_t warp_rows = std::uint32_t(kRegs * l.per_step);
+  const std::uint32_t warp_rows = std::uint32_t(Form<WINDOWS>::kWarpSteps * l.per_step);
   const std::size_t first = std::size_t(blockIdx.x) * window;
   const std::uint32_t in_window = std::uint32_t(min(std::size_t(window), num_segments - first));
   if (threadIdx.x < 2) s_counts[threadIdx.x] = 0;
@@ -343,7 +360,7 @@ __global__ void __launch_bounds__(kShortBlock) bounded_segments_kernel(Rows rows
     else if (len > tiny_max) s_warp[atomicAdd(&s_counts[0], 1u)] = std::uint32_t(threadIdx.x);
   }
   // Tiny segments: a thread per (segment, component), the values in registers.
-  for (std::uint32_t k = threadIdx.x; with_tiny && k < in_window * width; k += blockDim.x) {
+  for (std::uint32_t k = threadIdx.x; !WINDOWS && k < in_window * width; k += blockDim.x) {
     const std::size_t s = first + k / width;
     const int c = int(k % width);
     const std::uint32_t begin = offsets[s], len = offsets[s + 1] - begin;
@@ -352,7 +369,7 @@ __global__ void __launch_bounds__(kShortBlock) bounded_segments_kernel(Rows rows
   __syncthreads();
   for (unsigned i = warp; i < s_counts[0]; i += warps) {
     const std::size_t s = first + s_warp[i];
-    warp_segment_sum(rows, out, s, offsets[s], offsets[s + 1], l);
+    warp_segment_sum<Form<WINDOWS>::kRegs>(rows, out, s, offsets[s], offsets[s + 1], l);
   }
   for (unsigned i = 0; i < s_counts[1]; ++i) {  // uniform over the block
     const std::size_t s = first + s_block[i];
@@ -645,8 +662,8 @@ void segmented_sum(const float* values, const std::uint32_t* perm, const std::ui
     const bool tiny_only = !few && max_rows <= cap;
     const unsigned bounded_grid = unsigned((num_segments + window - 1) / window);
     if (few) {  // one launch: a block per segment, the tiny ones included
-      bounded_segments_kernel<<<bounded_grid, kShortBlock, 0, stream>>>(rows, offsets, num_segments, window, true, cap,
-                                                                        out);
+      bounded_segments_kernel<false><<<bounded_grid, kShortBlock, 0, stream>>>(rows, offsets, num_segments, window, cap,
+                                                                               out);
       TG_CUDA_CHECK_LAUNCH();
       return;
     }
@@ -658,9 +675,9 @@ void segmented_sum(const float* values, const std::uint32_t* perm, const std::ui
     // last blocks walk long segments): they run side by side, the short segments' on a side branch.
     cuda::SideBranch side(stream);
     const unsigned block = bounded_block(cap);
-    TG_ASSERT(window <= block, "segmented sum: a window of ", window, " segments in blocks of ", block);
-    bounded_segments_kernel<<<bounded_grid, block, 0, stream>>>(rows, offsets, num_segments, window, false, cap,
-                                                                out);
+    TG_ASSERT(window <= block && block <= Form<true>::kMaxThreads, "segmented sum: a window of ", window,
+              " segments in blocks of ", block);
+    bounded_segments_kernel<true><<<bounded_grid, block, 0, stream>>>(rows, offsets, num_segments, window, cap, out);
     TG_CUDA_CHECK_LAUNCH();
     launch_tiny(cap, side.stream(), rows, offsets, num_segments, false, out);
     side.join();
