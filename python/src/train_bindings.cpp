@@ -88,6 +88,7 @@ nb::dict progress_dict(const training::Progress& p) {
   d["loss"] = p.loss;
   d["psnr"] = p.psnr;
   d["gaussians"] = p.gaussians;
+  d["densify_events"] = p.densify_events;
   d["iterations_per_second"] = p.iterations_per_second;
   d["elapsed_seconds"] = p.elapsed_seconds;
   d["eta_seconds"] = p.eta_seconds;

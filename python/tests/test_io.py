@@ -63,6 +63,7 @@ def test_train_from_python(tmp_path):
     assert summary["finished"] and summary["iterations"] == 6 and summary["split"] == "test"
     assert [r["iteration"] for r in reports] == [2, 4, 6]
     assert reports[-1]["gaussians"] > 0 and np.isfinite(reports[-1]["loss"])
+    assert [r["densify_events"] for r in reports] == [0, 0, 0]  # densification starts later by default
     for name in ("point_cloud.ply", "config.json", "cameras.json", "train_log.jsonl", "metrics.json",
                  "checkpoint.bin"):
         assert (tmp_path / "run" / name).exists(), name

@@ -18,7 +18,8 @@ def train(data, out, progress=None, log=None, **options):
     (renders=False is --no-renders), lists any sequence. An earlier run in `out` is refused unless resume=True or
     overwrite=True. log(str) receives each line the command prints (dataset, notes, evaluations, final metrics).
     progress(dict) is called every log_every iterations with iteration, iterations, loss, psnr, gaussians,
-    iterations_per_second, eta_seconds, ...; returning False stops the run (a checkpoint is written; resume=True
+    densify_events (iterations since the last call that densified or reset opacities), iterations_per_second,
+    eta_seconds, ...; returning False stops the run (a checkpoint is written; resume=True
     continues it). Returns a summary dict (finished, iterations, training_seconds, gaussians, psnr, ssim, l1 on the
     test views, paths; for a run over several ranks, distributed: the per-rank times and traffic of metrics.json).
     """

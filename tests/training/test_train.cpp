@@ -48,6 +48,33 @@ TEST(Train, TestPsnrRisesOnTheTinyScene) {
   EXPECT_GT(t.backward, 0.0);
 }
 
+TEST(Train, ReportsCountTheIterationsThatDensifiedOrResetOpacities) {
+  // Each report counts the iterations since the one before whose step densified or reset the opacities, as
+  // apply_step returned them, and the progress line carries the count.
+  const TrainingDataset data = test::load_scene(32);
+  Trainer trainer(test::tiny_config(130), data);  // densifies at 80 and 120, resets opacity at 120
+  trainer.initialize();
+  int since_report = 0, total = 0, reports = 0;
+  Trainer::RunHooks hooks;
+  hooks.step = [&] {
+    trainer.begin_view(std::uint64_t(trainer.iteration()) + 1);
+    trainer.compute_view_gradients();
+    const Trainer::StepEvents e = trainer.apply_step();
+    if (e.densified || e.opacity_reset) ++since_report;
+  };
+  hooks.report = [&](const Progress& p) {
+    ++reports;
+    EXPECT_EQ(p.densify_events, since_report) << "report at iteration " << p.iteration;
+    const nlohmann::json line = nlohmann::json::parse(progress_json_line(p));
+    EXPECT_EQ(line.at("densify_events").get<int>(), p.densify_events);
+    total += p.densify_events;
+    since_report = 0;
+  };
+  EXPECT_TRUE(trainer.run(hooks));
+  EXPECT_EQ(reports, 7);  // every 20 iterations, and at 130
+  EXPECT_EQ(total, 2);    // 80 and 120
+}
+
 TEST(Train, SameSeedGivesBitIdenticalPly) {
   const TrainingDataset data = test::load_scene(32);
   test::TempDir dir;

@@ -21,7 +21,6 @@ namespace {
 constexpr char kMagic[8] = {'T', 'G', 'C', 'K', 'P', 'T', '0', '2'};
 constexpr char kMagicPrefix[6] = {'T', 'G', 'C', 'K', 'P', 'T'};
 
-
 class Writer {
  public:
   explicit Writer(io::AtomicFile& f) : m_f(f) {}

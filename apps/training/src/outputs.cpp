@@ -66,6 +66,7 @@ std::string progress_json_line(const Progress& p) {
             {"loss", number(p.loss)},
             {"psnr", number(p.psnr)},
             {"gaussians", p.gaussians},
+            {"densify_events", p.densify_events},
             {"iterations_per_second", p.iterations_per_second},
             {"elapsed_seconds", p.elapsed_seconds},
             {"position_lr", p.position_lr},

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "checkpoint_writer.h"
@@ -160,6 +161,7 @@ void Trainer::resume(const std::string& path, const std::function<GaussianModel(
   m_model = take ? take(c.model).to(m_config.device) : c.model.to(m_config.device);
   m_iteration = int(c.iteration);
   m_logged = 0;
+  m_densify_events = 0;
   m_ready = true;
   restore_state(c.state_json, path);
   start_segment();
@@ -333,6 +335,7 @@ Trainer::StepEvents Trainer::apply_step(const ApplyOptions& options) {
   events.densified = densifying && it > dc.from && it % dc.every == 0;
   events.opacity_reset = densifying && dc.opacity_reset_every > 0 && it % dc.opacity_reset_every == 0;
   if (events.densified || events.opacity_reset) {
+    ++m_densify_events;
     const auto t0 = Clock::now();
     if (events.densified) {
       const bool size_pruning = dc.opacity_reset_every > 0 && it > dc.opacity_reset_every;
@@ -403,6 +406,7 @@ Progress Trainer::progress_report(double seconds_since_report, int iterations_si
       throw Error(detail::concat("training diverged: the loss is not finite at iteration ", m_iteration));
   }
   m_logged = 0;
+  p.densify_events = std::exchange(m_densify_events, 0);
   p.iterations_per_second = seconds_since_report > 0 ? iterations_since_report / seconds_since_report : 0.0;
   p.elapsed_seconds = m_seconds;
   p.eta_seconds = p.iterations_per_second > 0 ? (m_config.iterations - m_iteration) / p.iterations_per_second : 0.0;

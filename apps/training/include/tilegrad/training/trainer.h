@@ -37,6 +37,7 @@ struct Progress {
   float position_lr = 0;
   int sh_degree = 0;
   DensifyCounts last_densify;  // the most recent densification (all zero before the first)
+  int densify_events = 0;      // iterations since the last report that densified or reset the opacities
   StageTimes times;
   std::string distributed;  // a JSON object of a run over several devices (per-rank times, traffic); "" otherwise
 };
@@ -173,6 +174,7 @@ class Trainer {
   Buffer<float> m_dl_dimage;  // reused every step
   Buffer<float> m_loss_log;   // [log_every, 4] loss values of the steps since the last report
   int m_logged = 0;
+  int m_densify_events = 0;  // since the last report (Progress::densify_events)
   bool m_renders_views = true;
   ViewStep m_step;  // the iteration in progress (between begin_view and apply_step)
   std::vector<std::uint32_t> m_order;  // view permutation of the current epoch
