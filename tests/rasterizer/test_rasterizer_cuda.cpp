@@ -294,7 +294,7 @@ TEST(RasterizerCuda, DepthChunksKeepTheBitsBeyondOnePlanPass) {
 // memory comes from a freed buffer of NaN left in the device's pool (then, for the reference, one of zeros), on an
 // opaque scene whose tiles stop early (default thresholds), so that most of the dense tiles' instances are never
 // reached. Whole tiles, depth chunks and strips of tile rows all give finite gradients with the zero-filled run's
-// bits.
+// bits, and Owned gives SortReduce's: both are exact sums of the same records, in slot and in tile order.
 TEST(RasterizerCuda, UnreachedInstancesGetZeroRecordsWhateverTheMemoryHeld) {
   TG_REQUIRE_CUDA();
   const int width = 320, height = 240;
@@ -333,6 +333,13 @@ TEST(RasterizerCuda, UnreachedInstancesGetZeroRecordsWhateverTheMemoryHeld) {
       EXPECT_TRUE(std::all_of(a.begin(), a.end(), [](float v) { return std::isfinite(v); })) << name;
       EXPECT_TRUE(test::bitwise_equal(a, y->to_vector())) << name;
     }
+  }
+  for (std::uint32_t chunk : {0u, 37u}) {
+    const Gradients owned = after(nan_fill, Accumulation::Owned, chunk, 0);
+    const Gradients sorted = after(nan_fill, Accumulation::SortReduce, chunk, 0);
+    EXPECT_TRUE(test::bitwise_equal(owned.means.to_vector(), sorted.means.to_vector())) << "chunk " << chunk;
+    EXPECT_TRUE(test::bitwise_equal(owned.sh.to_vector(), sorted.sh.to_vector())) << "chunk " << chunk;
+    EXPECT_TRUE(test::bitwise_equal(owned.mean2d.to_vector(), sorted.mean2d.to_vector())) << "chunk " << chunk;
   }
 }
 
