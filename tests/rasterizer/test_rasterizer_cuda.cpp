@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -26,16 +28,31 @@ using test::Agreement;
 using test::fraction_above;
 using test::max_abs_diff;
 
+// Every field of a Gradients, named (fields a backward leaves empty compare as equal).
+std::array<std::pair<const char*, const Buffer<float>*>, 8> gradient_fields(const Gradients& g) {
+  return {{{"means", &g.means},
+           {"log_scales", &g.log_scales},
+           {"quats", &g.quats},
+           {"opacity_logits", &g.opacity_logits},
+           {"sh", &g.sh},
+           {"colors", &g.colors},
+           {"mean2d", &g.mean2d},
+           {"mean2d_abs", &g.mean2d_abs}}};
+}
+
+// Every field of x has y's bits.
+void expect_same_gradient_bits(const Gradients& x, const Gradients& y, const std::string& what = {}) {
+  const auto a = gradient_fields(x), b = gradient_fields(y);
+  for (std::size_t k = 0; k < a.size(); ++k)
+    EXPECT_TRUE(test::bitwise_equal(a[k].second->to_vector(), b[k].second->to_vector())) << what << " " << a[k].first;
+}
+
 void expect_gradients_agree(const Gradients& gpu, const Gradients& cpu, const char* what) {
-  const std::pair<const char*, std::pair<const Buffer<float>*, const Buffer<float>*>> groups[] = {
-      {"means", {&gpu.means, &cpu.means}},          {"log_scales", {&gpu.log_scales, &cpu.log_scales}},
-      {"quats", {&gpu.quats, &cpu.quats}},          {"opacity_logits", {&gpu.opacity_logits, &cpu.opacity_logits}},
-      {"sh", {&gpu.sh, &cpu.sh}},                   {"colors", {&gpu.colors, &cpu.colors}},
-      {"mean2d", {&gpu.mean2d, &cpu.mean2d}},       {"mean2d_abs", {&gpu.mean2d_abs, &cpu.mean2d_abs}}};
-  for (const auto& [name, bufs] : groups) {
-    const Agreement a = agreement(bufs.first->to_vector(), bufs.second->to_vector());
-    EXPECT_LT(a.relative_l2, 1e-4) << what << " " << name;
-    EXPECT_GT(a.cosine, 0.99999) << what << " " << name;
+  const auto a = gradient_fields(gpu), b = gradient_fields(cpu);
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    const Agreement ag = agreement(a[k].second->to_vector(), b[k].second->to_vector());
+    EXPECT_LT(ag.relative_l2, 1e-4) << what << " " << a[k].first;
+    EXPECT_GT(ag.cosine, 0.99999) << what << " " << a[k].first;
   }
 }
 
@@ -203,12 +220,7 @@ TEST(RasterizerCuda, SkippingTheZeroAlphaTermDivisionKeepsTheBits) {
   for (Accumulation mode : {Accumulation::Owned, Accumulation::SortReduce}) {
     const Gradients skip = r.backward(fwd, g.view(), dl.view(), {}, {}, {mode});
     const Gradients divide = r.backward(fwd, g.view(), dl.view(), da.view(), {}, {mode});
-    for (const auto& [name, x, y] :
-         {std::tuple{"means", &skip.means, &divide.means}, std::tuple{"log_scales", &skip.log_scales, &divide.log_scales},
-          std::tuple{"quats", &skip.quats, &divide.quats},
-          std::tuple{"opacity_logits", &skip.opacity_logits, &divide.opacity_logits},
-          std::tuple{"sh", &skip.sh, &divide.sh}, std::tuple{"mean2d", &skip.mean2d, &divide.mean2d}})
-      EXPECT_TRUE(test::bitwise_equal(x->to_vector(), y->to_vector())) << to_string(mode) << " " << name;
+    expect_same_gradient_bits(skip, divide, to_string(mode));
   }
 }
 
@@ -236,35 +248,25 @@ TEST(RasterizerCuda, DepthChunksKeepTheBits) {
     bs.max_record_bytes = record_limit;
     return r.backward(fwd, g.view(), dl.view(), da.view(), {}, bs);
   };
-  auto groups = [](const Gradients& x) {
-    return std::vector<std::pair<const char*, const Buffer<float>*>>{
-        {"means", &x.means}, {"log_scales", &x.log_scales}, {"quats", &x.quats},
-        {"opacity_logits", &x.opacity_logits}, {"sh", &x.sh}, {"mean2d", &x.mean2d}};
-  };
   for (Accumulation mode : kAllAccumulations) {
     for (bool wide : {false, true}) {
       const Gradients whole = run(mode, 0, wide);
       for (std::uint32_t chunk : {1u, 37u, 300u, 4096u, BackwardSettings::kAutoDepthChunk}) {
         SCOPED_TRACE(::testing::Message() << to_string(mode) << (wide ? " 12" : " 9") << " floats, chunk " << chunk);
         const Gradients split = run(mode, chunk, wide);
-        const auto a = groups(split), b = groups(whole);
-        for (std::size_t k = 0; k < a.size(); ++k) {
-          if (is_deterministic(mode)) {
-            EXPECT_TRUE(test::bitwise_equal(a[k].second->to_vector(), b[k].second->to_vector())) << a[k].first;
-          } else {
-            EXPECT_LT(agreement(a[k].second->to_vector(), b[k].second->to_vector()).relative_l2, 1e-5) << a[k].first;
-          }
+        if (is_deterministic(mode)) {
+          expect_same_gradient_bits(split, whole);
+          continue;
         }
-        if (mode == Accumulation::Owned && wide) {
-          EXPECT_TRUE(test::bitwise_equal(split.mean2d_abs.to_vector(), whole.mean2d_abs.to_vector()));
-        }
+        const auto a = gradient_fields(split), b = gradient_fields(whole);
+        for (std::size_t k = 0; k < a.size(); ++k)
+          EXPECT_LT(agreement(a[k].second->to_vector(), b[k].second->to_vector()).relative_l2, 1e-5) << a[k].first;
       }
     }
   }
   // Strips of tile rows (one per row) with and without chunks: the same bits.
   const Gradients strips = run(Accumulation::Owned, 0, false, 1), both = run(Accumulation::Owned, 37, false, 1);
-  for (auto [a, b] : {std::pair{&strips.means, &both.means}, {&strips.sh, &both.sh}, {&strips.quats, &both.quats}})
-    EXPECT_TRUE(test::bitwise_equal(a->to_vector(), b->to_vector()));
+  expect_same_gradient_bits(strips, both, "strips");
 }
 
 // The chunk plan scans the tile order in passes of 8192 positions: an image of more tiles (160 x 64) keeps the
@@ -284,10 +286,7 @@ TEST(RasterizerCuda, DepthChunksKeepTheBitsBeyondOnePlanPass) {
   };
   const Gradients whole = run(0);
   for (std::uint32_t chunk : {1u, 7u}) {
-    const Gradients split = run(chunk);
-    for (auto [name, a, b] : {std::tuple{"means", &split.means, &whole.means}, {"sh", &split.sh, &whole.sh},
-                              {"opacity_logits", &split.opacity_logits, &whole.opacity_logits}})
-      EXPECT_TRUE(test::bitwise_equal(a->to_vector(), b->to_vector())) << name << ", chunk " << chunk;
+    expect_same_gradient_bits(run(chunk), whole, "chunk " + std::to_string(chunk));
   }
 }
 
@@ -321,32 +320,22 @@ TEST(RasterizerCuda, UnreachedInstancesGetZeroRecordsWhateverTheMemoryHeld) {
     std::uint32_t chunk;
     std::size_t limit;
   };
-  // Every field of x has y's bits (and, with `finite`, finite values only).
-  auto expect_same_bits = [](const Gradients& x, const Gradients& y, bool finite) {
-    for (const auto& [name, a, b] :
-         {std::tuple{"means", &x.means, &y.means}, std::tuple{"quats", &x.quats, &y.quats},
-          std::tuple{"opacity_logits", &x.opacity_logits, &y.opacity_logits}, std::tuple{"sh", &x.sh, &y.sh},
-          std::tuple{"mean2d", &x.mean2d, &y.mean2d}}) {
-      const std::vector<float> v = a->to_vector();
-      if (finite) {
-        EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](float f) { return std::isfinite(f); })) << name;
-      }
-      EXPECT_TRUE(test::bitwise_equal(v, b->to_vector())) << name;
-    }
-  };
   std::map<std::uint32_t, Gradients> owned_whole;  // Owned in one pass over the NaN pool, by depth chunk
   for (const Case c : {Case{Accumulation::Owned, 0, 0}, Case{Accumulation::Owned, 37, 0},
                        Case{Accumulation::Owned, 0, 1}, Case{Accumulation::SortReduce, 0, 0},
                        Case{Accumulation::SortReduce, 37, 0}}) {
     SCOPED_TRACE(::testing::Message() << to_string(c.mode) << ", chunk " << c.chunk << ", record limit " << c.limit);
     Gradients dirty = after(nan_fill, c.mode, c.chunk, c.limit);
-    expect_same_bits(dirty, after(zero_fill, c.mode, c.chunk, c.limit), true);
+    for (const auto& [name, field] : gradient_fields(dirty)) {
+      const std::vector<float> v = field->to_vector();
+      EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](float f) { return std::isfinite(f); })) << name;
+    }
+    expect_same_gradient_bits(dirty, after(zero_fill, c.mode, c.chunk, c.limit));
     if (c.limit != 0) continue;
     if (c.mode == Accumulation::Owned) {
       owned_whole.emplace(c.chunk, std::move(dirty));
     } else {
-      SCOPED_TRACE("Owned against SortReduce");
-      expect_same_bits(owned_whole.at(c.chunk), dirty, false);
+      expect_same_gradient_bits(owned_whole.at(c.chunk), dirty, "Owned against SortReduce");
     }
   }
 }
@@ -546,11 +535,7 @@ TEST(RasterizerCuda, OwnedBitsDoNotDependOnTheFramesRenderedBefore) {
     EXPECT_TRUE(test::bitwise_equal(f_reused.image.to_vector(), f_fresh.image.to_vector()));
     const Gradients a = reused.backward(f_reused, g.view(), dl.view());
     const Gradients b = fresh.backward(f_fresh, g.view(), dl.view());
-    for (const auto& [name, x, y] :
-         {std::tuple{"means", &a.means, &b.means}, std::tuple{"log_scales", &a.log_scales, &b.log_scales},
-          std::tuple{"quats", &a.quats, &b.quats}, std::tuple{"opacity_logits", &a.opacity_logits, &b.opacity_logits},
-          std::tuple{"sh", &a.sh, &b.sh}, std::tuple{"mean2d", &a.mean2d, &b.mean2d}})
-      EXPECT_TRUE(test::bitwise_equal(x->to_vector(), y->to_vector())) << name;
+    expect_same_gradient_bits(a, b);
     const auto f_cpu = cpu.forward(g_cpu.view(), cam, settings);
     expect_gradients_agree(a, cpu.backward(f_cpu, g_cpu.view(), Buffer<float>::from(dl_host, Device::Cpu).view()),
                            "Owned after other sizes");
@@ -658,13 +643,7 @@ TEST(RasterizerCuda, PortableMathGivesTheCpuBits) {
       const BackwardSettings bs{mode, c.depth_loss};
       const Gradients a = cpu.backward(f_cpu, g_cpu.view(), d_image.view(), {}, cpu_depth, bs);
       const Gradients b = gpu.backward(f_gpu, g_gpu.view(), gi.view(), {}, gpu_depth, bs);
-      const std::tuple<const char*, const Buffer<float>*, const Buffer<float>*> groups[] = {
-          {"means", &a.means, &b.means},       {"log_scales", &a.log_scales, &b.log_scales},
-          {"quats", &a.quats, &b.quats},       {"opacity_logits", &a.opacity_logits, &b.opacity_logits},
-          {"sh", &a.sh, &b.sh},                {"colors", &a.colors, &b.colors},
-          {"mean2d", &a.mean2d, &b.mean2d},    {"mean2d_abs", &a.mean2d_abs, &b.mean2d_abs}};
-      for (const auto& [name, x, y] : groups)
-        EXPECT_TRUE(test::bitwise_equal(y->to_vector(), x->to_vector())) << to_string(mode) << " " << name;
+      expect_same_gradient_bits(b, a, to_string(mode));
     }
   }
 }
@@ -702,13 +681,7 @@ TEST(RasterizerCuda, ThrustBinningGivesTheCubBits) {
     owned.absolute_mean2d = true;
     const auto g_cub = r.backward(f_cub, g.view(), dl.view(), {}, {}, owned);
     const auto g_thrust = r.backward(f_thrust, g.view(), dl.view(), {}, {}, owned);
-    for (const auto& [name, a, b] :
-         {std::tuple{"means", &g_thrust.means, &g_cub.means}, std::tuple{"log_scales", &g_thrust.log_scales, &g_cub.log_scales},
-          std::tuple{"quats", &g_thrust.quats, &g_cub.quats},
-          std::tuple{"opacity_logits", &g_thrust.opacity_logits, &g_cub.opacity_logits},
-          std::tuple{"sh", &g_thrust.sh, &g_cub.sh}, std::tuple{"mean2d", &g_thrust.mean2d, &g_cub.mean2d},
-          std::tuple{"mean2d_abs", &g_thrust.mean2d_abs, &g_cub.mean2d_abs}})
-      EXPECT_TRUE(test::bitwise_equal(a->to_vector(), b->to_vector())) << name;
+    expect_same_gradient_bits(g_thrust, g_cub);
   }
 }
 
